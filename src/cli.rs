@@ -1,0 +1,244 @@
+//! The command line: clap's types are turned into ours here and nowhere else; errors become
+//! messages on stderr and exit codes (0 success, 1 error, 2 bad usage).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+
+use crate::output;
+use crate::records::RunInfo;
+use crate::runner::{self, RunError};
+use crate::scenario::{self, Loaded, Override};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "fleetsim",
+    version,
+    about = "Monte Carlo simulator for hybrid GPU fleets: compare on-prem, reserved, on-demand and spot strategies by cost, wait and utilisation",
+    long_about = None,
+    after_help = "Examples:\n  fleetsim run                                  # the built-in hybrid-vs-cloud comparison\n  fleetsim run scenarios/dgx-payback.toml --set pool.dgx.nodes=6\n  fleetsim validate my-fleet.toml"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Simulate every strategy of a scenario and write CSV results and a summary
+    Run(RunArgs),
+    /// Check a scenario file and report every problem, without simulating
+    Validate(ValidateArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ScenarioArgs {
+    /// Override a scenario field by path, e.g. pool.dgx.nodes=6 or
+    /// strategy.hybrid.burst_after_wait_h=2 (repeatable)
+    #[arg(long = "set", value_name = "PATH=VALUE", value_parser = parse_override)]
+    set: Vec<Override>,
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// Scenario file (TOML); without one, the built-in hybrid-vs-cloud scenario runs
+    scenario: Option<PathBuf>,
+    /// Folder for the results [default: output/<scenario name>]
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Replications per strategy (overrides the scenario's `replications`)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    replications: Option<u32>,
+    /// Seed of all random streams (overrides the scenario's `seed`)
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    #[command(flatten)]
+    scenario_args: ScenarioArgs,
+    /// Worker threads [default: all cores]; results are identical for any value
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
+    /// Also write jobs.csv: every job of replication 0 under every strategy
+    #[arg(long)]
+    trace: bool,
+    /// Overwrite an output folder that holds another scenario's results
+    #[arg(long)]
+    force: bool,
+    /// No progress bar and no summary table (files are still written)
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct ValidateArgs {
+    /// Scenario file (TOML)
+    scenario: PathBuf,
+    #[command(flatten)]
+    scenario_args: ScenarioArgs,
+}
+
+fn parse_override(text: &str) -> Result<Override, String> {
+    Override::parse(text)
+}
+
+/// Runs the command line and maps errors to exit codes.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let command_line: Vec<String> = std::env::args().collect();
+    let result = match cli.command {
+        Command::Run(args) => run(args, command_line),
+        Command::Validate(args) => validate(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn load(scenario: Option<&Path>, overrides: &[Override]) -> Result<Loaded> {
+    let loaded = match scenario {
+        Some(path) => scenario::load(path, overrides)?,
+        None => scenario::load_default(overrides)?,
+    };
+    Ok(loaded)
+}
+
+fn validate(args: ValidateArgs) -> Result<()> {
+    let loaded = load(Some(&args.scenario), &args.scenario_args.set)?;
+    for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let config = &loaded.config;
+    println!(
+        "{}: valid: {} workload(s), {} pool(s), {} strateg{} over {} months from {}, {} replications",
+        args.scenario.display(),
+        config.workloads.len(),
+        config.pools.len(),
+        config.strategies.len(),
+        if config.strategies.len() == 1 {
+            "y"
+        } else {
+            "ies"
+        },
+        config.horizon_months,
+        config.calendar.month_label(0),
+        config.replications,
+    );
+    Ok(())
+}
+
+fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
+    let mut overrides = args.scenario_args.set.clone();
+    if let Some(n) = args.replications {
+        overrides.push(Override::new(
+            "replications",
+            toml::Value::Integer(i64::from(n)),
+        ));
+    }
+    if let Some(seed) = args.seed {
+        let seed = i64::try_from(seed).context("--seed must be at most 9223372036854775807")?;
+        overrides.push(Override::new("seed", toml::Value::Integer(seed)));
+    }
+    let loaded = load(args.scenario.as_deref(), &overrides)?;
+    for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let config = &loaded.config;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("output").join(&config.name));
+    output::prepare_dir(&out, &config.name, args.force)?;
+
+    let threads = match args.threads {
+        Some(n) => usize::from(n),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start worker threads")?;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = Arc::clone(&stop);
+        // A second Ctrl-C while stopping exits at once (handled by the default handler then).
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    }
+    let units = runner::units(config).len() as u64;
+    let bar = output::progress_bar(units, &format!("simulating {}", config.name), args.quiet);
+    let started = Instant::now();
+    let result = pool.install(|| runner::run(config, args.trace, &|| bar.inc(1), &stop));
+    bar.finish_and_clear();
+    let run_output = match result {
+        Ok(run_output) => run_output,
+        Err(RunError::Cancelled) => bail!(
+            "interrupted: stopped before the end; no result was written to {}",
+            out.display()
+        ),
+        Err(error) => return Err(error.into()),
+    };
+    let wall_time_s = started.elapsed().as_secs_f64();
+    if stop.load(Ordering::SeqCst) {
+        bail!("interrupted: no result was written to {}", out.display());
+    }
+
+    let info = RunInfo {
+        fleetsim_version: env!("CARGO_PKG_VERSION").to_string(),
+        command_line,
+        scenario_name: config.name.clone(),
+        scenario_source: args
+            .scenario
+            .as_ref()
+            .map_or("built-in hybrid-vs-cloud".into(), |p| {
+                p.display().to_string()
+            }),
+        seed: config.seed,
+        replications: config.replications,
+        threads,
+        wall_time_s,
+        events_simulated: run_output.events,
+        currency: config.currency.clone(),
+        start: config.calendar.start.to_string(),
+        horizon_months: config.horizon_months,
+        strategies: config.strategies.iter().map(|s| s.name.clone()).collect(),
+        baseline: config.strategies[config.baseline].name.clone(),
+        break_even_month: run_output.aggregates.break_even_month.clone(),
+        warnings: loaded.warnings.clone(),
+        files: Vec::new(),
+        scenario: serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?,
+    };
+    let files = output::write_results(&out, &run_output, &info, args.trace)?;
+    if !args.quiet {
+        print!("{}", output::summary_table(config, &run_output.aggregates));
+        let names: Vec<String> = files
+            .iter()
+            .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        eprintln!(
+            "wrote {} to {} ({:.1} s, {} events)",
+            names.join(", "),
+            out.display(),
+            wall_time_s,
+            output::thousands(run_output.events as f64, 0)
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,18 @@
+//! fleetsim: a discrete-event Monte Carlo simulator for hybrid GPU fleets.
+//!
+//! Data flows one way: a scenario file becomes a checked [`scenario::Config`]; the
+//! [`runner`] simulates every (strategy, replication) unit with the [`engine`] driving the
+//! [`model`] (which asks [`policies`] what to do); each unit yields [`records`]; [`stats`]
+//! aggregates them over replications; [`output`] writes CSV, `run.json` and the summary.
+//! See ARCHITECTURE.md for the map.
+
+pub mod cli;
+pub mod engine;
+pub mod model;
+pub mod output;
+pub mod policies;
+pub mod records;
+pub mod rng;
+pub mod runner;
+pub mod scenario;
+pub mod stats;

@@ -1,0 +1,1292 @@
+//! The fleet model: jobs arriving, waiting, running on pools of nodes, being interrupted and
+//! finishing, and what all of it costs. It implements [`engine::Model`] for one strategy in
+//! one replication and produces that unit's records.
+//!
+//! Submodules hold the pieces that make sense alone: the calendar, the job stream, a pool's
+//! nodes, a run's checkpoint timeline and billing. The scheduling decisions come from
+//! [`crate::policies`].
+//!
+//! **Invariants:** no I/O; every random draw comes from a named stream of [`crate::rng`];
+//! busy GPU-hours never exceed paid GPU-hours; a job is in exactly one of: queued, running.
+
+pub mod billing;
+pub mod calendar;
+pub mod nodes;
+pub mod progress;
+pub mod workload;
+
+use std::collections::BTreeSet;
+use std::ops::Bound;
+
+use hdrhistogram::Histogram;
+use rand::RngExt;
+use rand_distr::Exp1;
+
+use crate::engine::{self, EngineError, Limits, Sim};
+use crate::policies::{self, Candidate, PoolFacts, QueueKey};
+use crate::records::{JobRow, MonthTotals, PoolRow, ReplicationRow, UnitResult};
+use crate::rng::{Purpose, SimRng, stream};
+use crate::scenario::{Config, Constrained, Pool, PoolKind, Strategy};
+use billing::OwnedMonth;
+use nodes::{NodeSet, NodeState};
+use progress::RunPlan;
+use workload::ArrivalClock;
+
+/// Waits are kept in a histogram of this resolution: 1/1000 h = 3.6 s.
+const WAIT_UNITS_PER_H: f64 = 1000.0;
+const NO_POOL: u16 = u16::MAX;
+
+/// Simulates one strategy in one replication. `trace`: also return one row per job.
+pub fn simulate(
+    config: &Config,
+    strategy: usize,
+    replication: u32,
+    trace: bool,
+) -> Result<UnitResult, EngineError> {
+    let mut model = FleetSim::new(config, strategy, replication, trace);
+    let mut sim = Sim::new();
+    model.start(&mut sim);
+    let limits = Limits {
+        horizon_h: config.horizon_h,
+        events_max: config.events_max,
+    };
+    sim.run(&mut model, limits)?;
+    sim.advance_to(config.horizon_h.max(sim.now_h()));
+    Ok(model.finish(sim.events_handled()))
+}
+
+/// Everything that happens in the model.
+#[derive(Debug, Clone, Copy)]
+pub enum Event {
+    /// The next job of a workload arrives.
+    Arrival {
+        workload: u16,
+    },
+    /// A run ends, unless the job was interrupted since (`run` is stale then).
+    RunEnds {
+        job: u32,
+        run: u32,
+    },
+    /// An elastic node has been idle for its timeout, unless it was used since.
+    NodeIdle {
+        pool: u16,
+        node: u32,
+        epoch: u32,
+    },
+    /// A spot node's individual preemption, unless it was released since.
+    NodePreempted {
+        pool: u16,
+        node: u32,
+        life: u32,
+    },
+    /// A spot pool's reclaim wave.
+    Wave {
+        pool: u16,
+    },
+    NodeFails {
+        pool: u16,
+        node: u32,
+    },
+    NodeRepaired {
+        pool: u16,
+        node: u32,
+    },
+    /// Owned capacity arrives (purchase, start of a reserved term) or leaves (end of term).
+    CapacityOn {
+        pool: u16,
+    },
+    CapacityOff {
+        pool: u16,
+    },
+    /// A calendar shortfall window opens or closes.
+    WindowEdge {
+        pool: u16,
+    },
+    EpisodeStarts {
+        pool: u16,
+    },
+    EpisodeEnds {
+        pool: u16,
+    },
+    /// Something may now be placeable (retry timer, burst threshold).
+    Wake,
+}
+
+/// Why a running job stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    Preemption,
+    NodeFailure,
+    TermEnd,
+}
+
+enum Placement {
+    Placed,
+    /// Not enough capacity now (no free GPUs, quota reached).
+    NoCapacity,
+    /// A node request was refused by a shortfall; the job retries this pool later.
+    Refused,
+}
+
+struct WorkloadStream {
+    clock: ArrivalClock,
+    arrivals: SimRng,
+    jobs: SimRng,
+}
+
+#[derive(Debug, Clone, Default)]
+struct PoolCounters {
+    gpu_hours_busy: f64,
+    gpu_hours_paid: f64,
+    cost: f64,
+    cost_cash: f64,
+    jobs_started: u64,
+    preemptions: u64,
+    failed_requests: u64,
+    nodes_requested: u64,
+    nodes_preempted: u64,
+    node_failures: u64,
+    gpu_hours_down: f64,
+}
+
+struct PoolState<'c> {
+    pool: &'c Pool,
+    facts: PoolFacts,
+    nodes: NodeSet,
+    /// Node requests may fail now.
+    constrained: bool,
+    episodes_active: u32,
+    /// Random streams of the processes this pool has.
+    shortfalls: Option<SimRng>,
+    lifetimes: Option<SimRng>,
+    waves: Option<SimRng>,
+    victims: Option<SimRng>,
+    failures: Option<SimRng>,
+    episodes: Option<SimRng>,
+    /// Per workload: wall hours on this pool per reference hour.
+    slowdown: Vec<f64>,
+    /// Mean time between interruptions of one node, hours (infinite if never).
+    node_mtbf_h: f64,
+    /// Rate used to attribute cost to jobs, per GPU-hour.
+    job_rate_per_gpu_h: f64,
+    busy_by_month: Vec<f64>,
+    counters: PoolCounters,
+}
+
+struct Job {
+    in_use: bool,
+    id: u64,
+    workload: u16,
+    gpus: u32,
+    arrival_h: f64,
+    queued_h: f64,
+    /// Work left, hours on the workload's reference GPU type.
+    remaining_ref_h: f64,
+    first_start_h: f64,
+    counted: bool,
+    burst: bool,
+    needs_restore: bool,
+    preemptions: u32,
+    lost_gpu_h: f64,
+    cost: f64,
+    /// Bumped at every start and interruption, so a stale `RunEnds` is ignored.
+    run: u32,
+    pool: u16,
+    last_pool: u16,
+    run_start_h: f64,
+    plan: RunPlan,
+    alloc: Vec<(u32, u32)>,
+    /// Per strategy pool: earliest time to ask it again after a refused request.
+    retry_from_h: Vec<f64>,
+    key: QueueKey,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Totals {
+    jobs_arrived: u64,
+    jobs_completed: u64,
+    wait_sum_h: f64,
+    waits: u64,
+    turnaround_sum_h: f64,
+    burst_jobs: u64,
+    deadline_misses: u64,
+    preemptions: u64,
+    node_failures: u64,
+    lost_gpu_h: f64,
+    checkpoint_gpu_h: f64,
+}
+
+/// One strategy in one replication.
+pub struct FleetSim<'c> {
+    config: &'c Config,
+    strategy: &'c Strategy,
+    strategy_idx: usize,
+    replication: u32,
+    streams: Vec<WorkloadStream>,
+    pools: Vec<PoolState<'c>>,
+    jobs: Vec<Job>,
+    vacant_jobs: Vec<u32>,
+    queue: BTreeSet<QueueKey>,
+    next_job_id: u64,
+    pass_needed: bool,
+    has_elastic: bool,
+    /// Per pool, during a pass: the smallest gang that found no capacity there.
+    no_capacity_gpus: Vec<u32>,
+    scratch_nodes: Vec<u32>,
+    scratch_jobs: Vec<u32>,
+    totals: Totals,
+    months: Vec<MonthTotals>,
+    waits: Histogram<u64>,
+    trace: Option<Vec<JobRow>>,
+}
+
+impl<'c> FleetSim<'c> {
+    pub fn new(config: &'c Config, strategy_idx: usize, replication: u32, trace: bool) -> Self {
+        let strategy = &config.strategies[strategy_idx];
+        let seed = config.seed;
+        let month_mean_h = config.calendar.month_mean_h();
+        let streams = config
+            .workloads
+            .iter()
+            .map(|w| WorkloadStream {
+                clock: ArrivalClock::new(&w.arrivals),
+                arrivals: stream(seed, replication, Purpose::Arrivals(&w.name)),
+                jobs: stream(seed, replication, Purpose::Jobs(&w.name)),
+            })
+            .collect();
+        let pools: Vec<PoolState> = strategy
+            .pools
+            .iter()
+            .map(|&p| {
+                let pool = &config.pools[p];
+                let named = |purpose: Purpose<'_>| Some(stream(seed, replication, purpose));
+                let name = pool.name.as_str();
+                let (mut shortfalls, mut lifetimes, mut waves, mut victims) =
+                    (None, None, None, None);
+                let (mut failures, mut episodes) = (None, None);
+                if let Some(availability) = pool.elastic().and_then(|e| e.availability.as_ref()) {
+                    shortfalls = named(Purpose::Shortfalls(name));
+                    if matches!(availability.when, Constrained::Episodes { .. }) {
+                        episodes = named(Purpose::Episodes(name));
+                    }
+                }
+                if let PoolKind::Spot(_, preemption) = &pool.kind {
+                    lifetimes = named(Purpose::Preemptions(name));
+                    if preemption.waves_per_month > 0.0 {
+                        waves = named(Purpose::Waves(name));
+                        victims = named(Purpose::WaveVictims(name));
+                    }
+                }
+                if let PoolKind::OnPrem(on_prem) = &pool.kind
+                    && on_prem.failures.is_some()
+                {
+                    failures = named(Purpose::Failures(name));
+                }
+                let mtbf_h = pool.node_mtbf_h(month_mean_h);
+                let slowdown = config
+                    .workloads
+                    .iter()
+                    .map(|w| {
+                        let precision = if strategy.mixed_precision {
+                            w.mixed_precision_speedup
+                        } else {
+                            1.0
+                        };
+                        config.gpu_speed[w.gpu] / config.gpu_speed[pool.gpu] / precision
+                    })
+                    .collect();
+                PoolState {
+                    pool,
+                    facts: PoolFacts {
+                        gpu: pool.gpu,
+                        elastic: pool.is_elastic(),
+                        spot: pool.is_spot(),
+                    },
+                    nodes: NodeSet::new(pool.gpus_per_node),
+                    constrained: false,
+                    episodes_active: 0,
+                    shortfalls,
+                    lifetimes,
+                    waves,
+                    victims,
+                    failures,
+                    episodes,
+                    slowdown,
+                    node_mtbf_h: mtbf_h,
+                    job_rate_per_gpu_h: job_rate_per_gpu_h(pool, month_mean_h),
+                    busy_by_month: vec![0.0; config.calendar.months()],
+                    counters: PoolCounters::default(),
+                }
+            })
+            .collect();
+        let has_elastic = pools.iter().any(|p| p.facts.elastic);
+        Self {
+            config,
+            strategy,
+            strategy_idx,
+            replication,
+            streams,
+            no_capacity_gpus: vec![u32::MAX; pools.len()],
+            pools,
+            jobs: Vec::new(),
+            vacant_jobs: Vec::new(),
+            queue: BTreeSet::new(),
+            next_job_id: 0,
+            pass_needed: false,
+            has_elastic,
+            scratch_nodes: Vec::new(),
+            scratch_jobs: Vec::new(),
+            totals: Totals::default(),
+            months: vec![MonthTotals::default(); config.calendar.months()],
+            waits: Histogram::new(3).expect("3 significant digits are supported"),
+            trace: trace.then(Vec::new),
+        }
+    }
+
+    /// Schedules the first event of every process.
+    pub fn start(&mut self, sim: &mut Sim<Event>) {
+        let calendar = &self.config.calendar;
+        for sp in 0..self.pools.len() {
+            let pool = self.pools[sp].pool;
+            let pool_id = sp as u16;
+            match &pool.kind {
+                PoolKind::OnPrem(on_prem) => {
+                    if (on_prem.purchase_month as usize) < calendar.months() {
+                        let at_h = calendar.month_starts_h[on_prem.purchase_month as usize];
+                        sim.schedule_at(at_h, Event::CapacityOn { pool: pool_id });
+                    }
+                }
+                PoolKind::Reserved(reserved) => {
+                    let (from_h, to_h) = billing::reserved_window_h(reserved, calendar);
+                    if from_h < to_h {
+                        sim.schedule_at(from_h, Event::CapacityOn { pool: pool_id });
+                        if to_h < self.config.horizon_h {
+                            sim.schedule_at(to_h, Event::CapacityOff { pool: pool_id });
+                        }
+                    }
+                }
+                PoolKind::OnDemand(_) | PoolKind::Spot(..) => {}
+            }
+            if let Some(availability) = pool.elastic().and_then(|e| e.availability.as_ref()) {
+                match &availability.when {
+                    Constrained::Always => self.pools[sp].constrained = true,
+                    Constrained::Window(windows) => {
+                        let how = calendar.hour_of_week(0.0);
+                        self.pools[sp].constrained = windows.contains(how);
+                        let next_h = windows.hours_to_next_change(how);
+                        if next_h.is_finite() {
+                            sim.schedule_at(next_h, Event::WindowEdge { pool: pool_id });
+                        }
+                    }
+                    Constrained::Episodes {
+                        episodes_per_month, ..
+                    } => {
+                        let mean_gap_h = calendar.month_mean_h() / episodes_per_month;
+                        let rng = self.pools[sp].episodes.as_mut().expect("episode stream");
+                        let gap_h = mean_gap_h * rng.sample::<f64, _>(Exp1);
+                        sim.schedule_at(gap_h, Event::EpisodeStarts { pool: pool_id });
+                    }
+                }
+            }
+            if let PoolKind::Spot(_, preemption) = &pool.kind
+                && preemption.waves_per_month > 0.0
+            {
+                let gap_h = self.wave_gap_h(sp, preemption.waves_per_month);
+                sim.schedule_at(gap_h, Event::Wave { pool: pool_id });
+            }
+        }
+        for w in 0..self.streams.len() {
+            self.schedule_next_arrival(w, sim);
+        }
+    }
+
+    fn wave_gap_h(&mut self, sp: usize, waves_per_month: f64) -> f64 {
+        let mean_gap_h = self.config.calendar.month_mean_h() / waves_per_month;
+        let rng = self.pools[sp].waves.as_mut().expect("wave stream");
+        mean_gap_h * rng.sample::<f64, _>(Exp1)
+    }
+
+    fn schedule_next_arrival(&mut self, w: usize, sim: &mut Sim<Event>) {
+        let stream = &mut self.streams[w];
+        let next = stream.clock.next(
+            &mut stream.arrivals,
+            &self.config.calendar,
+            self.config.horizon_h,
+        );
+        if let Some(at_h) = next {
+            sim.schedule_at(at_h, Event::Arrival { workload: w as u16 });
+        }
+    }
+
+    // ---- jobs ---------------------------------------------------------------------------
+
+    fn arrive(&mut self, w: usize, sim: &mut Sim<Event>) {
+        let now_h = sim.now_h();
+        let workload = &self.config.workloads[w];
+        let rng = &mut self.streams[w].jobs;
+        let gpus = workload::sample_gpus(&workload.gpus, rng);
+        let duration_h = workload::sample_duration_h(&workload.duration_h, rng);
+        let id = self.next_job_id;
+        self.next_job_id += 1;
+        let counted = now_h >= self.config.warmup_h;
+        if counted {
+            self.totals.jobs_arrived += 1;
+        }
+        let slot = self.vacant_jobs.pop().unwrap_or_else(|| {
+            self.jobs.push(Job {
+                in_use: false,
+                id: 0,
+                workload: 0,
+                gpus: 0,
+                arrival_h: 0.0,
+                queued_h: 0.0,
+                remaining_ref_h: 0.0,
+                first_start_h: f64::NAN,
+                counted: false,
+                burst: false,
+                needs_restore: false,
+                preemptions: 0,
+                lost_gpu_h: 0.0,
+                cost: 0.0,
+                run: 0,
+                pool: NO_POOL,
+                last_pool: NO_POOL,
+                run_start_h: 0.0,
+                plan: RunPlan {
+                    restore_h: 0.0,
+                    work_h: 0.0,
+                    every_h: 0.0,
+                    write_h: 0.0,
+                },
+                alloc: Vec::new(),
+                retry_from_h: vec![0.0; self.pools.len()],
+                key: QueueKey {
+                    rank: 0,
+                    arrival_seq: 0,
+                    slot: 0,
+                },
+            });
+            self.jobs.len() as u32 - 1
+        });
+        let job = &mut self.jobs[slot as usize];
+        job.in_use = true;
+        job.id = id;
+        job.workload = w as u16;
+        job.gpus = gpus;
+        job.arrival_h = now_h;
+        job.remaining_ref_h = duration_h;
+        job.first_start_h = f64::NAN;
+        job.counted = counted;
+        job.burst = false;
+        job.needs_restore = false;
+        job.preemptions = 0;
+        job.lost_gpu_h = 0.0;
+        job.cost = 0.0;
+        job.pool = NO_POOL;
+        job.last_pool = NO_POOL;
+        job.retry_from_h.fill(0.0);
+        job.key = QueueKey::new(self.strategy.queue, workload.priority, id, slot);
+        self.enqueue(slot, sim);
+        self.schedule_next_arrival(w, sim);
+    }
+
+    fn enqueue(&mut self, slot: u32, sim: &mut Sim<Event>) {
+        let now_h = sim.now_h();
+        let job = &mut self.jobs[slot as usize];
+        job.queued_h = now_h;
+        self.queue.insert(job.key);
+        if self.has_elastic
+            && let Some(from_h) = policies::burst_from_h(self.strategy, now_h)
+            && from_h > now_h
+        {
+            sim.schedule_at(from_h, Event::Wake);
+        }
+        self.pass_needed = true;
+    }
+
+    /// Walks the queue in discipline order and places what can be placed.
+    fn pass(&mut self, sim: &mut Sim<Event>) {
+        self.pass_needed = false;
+        self.no_capacity_gpus.fill(u32::MAX);
+        let backfill = policies::backfills(self.strategy.queue);
+        let mut cursor: Option<QueueKey> = None;
+        loop {
+            let next = match cursor {
+                None => self.queue.first().copied(),
+                Some(after) => self
+                    .queue
+                    .range((Bound::Excluded(after), Bound::Unbounded))
+                    .next()
+                    .copied(),
+            };
+            let Some(key) = next else { break };
+            cursor = Some(key);
+            if self.try_place(key.slot, sim) {
+                self.queue.remove(&key);
+            } else if !backfill {
+                break;
+            }
+            // Nothing later can be placed when no pool has room for even one GPU.
+            if self.no_capacity_gpus.iter().all(|g| *g <= 1) {
+                break;
+            }
+        }
+    }
+
+    fn try_place(&mut self, slot: u32, sim: &mut Sim<Event>) -> bool {
+        let now_h = sim.now_h();
+        for sp in 0..self.pools.len() {
+            let job = &self.jobs[slot as usize];
+            if job.gpus >= self.no_capacity_gpus[sp] {
+                continue;
+            }
+            let candidate = Candidate {
+                workload: &self.config.workloads[job.workload as usize],
+                queued_h: job.queued_h,
+                preemptions: job.preemptions,
+                retry_from_h: job.retry_from_h[sp],
+            };
+            if !policies::may_try(self.strategy, candidate, self.pools[sp].facts, now_h) {
+                continue;
+            }
+            match self.place_on(slot, sp, sim) {
+                Placement::Placed => return true,
+                Placement::NoCapacity => {
+                    let gpus = self.jobs[slot as usize].gpus;
+                    self.no_capacity_gpus[sp] = self.no_capacity_gpus[sp].min(gpus);
+                }
+                Placement::Refused => {}
+            }
+        }
+        false
+    }
+
+    fn place_on(&mut self, slot: u32, sp: usize, sim: &mut Sim<Event>) -> Placement {
+        let now_h = sim.now_h();
+        let gpus = self.jobs[slot as usize].gpus;
+        let state = &mut self.pools[sp];
+        let free = state.nodes.free_gpus;
+        if free < u64::from(gpus) {
+            let Some(elastic) = state.pool.elastic() else {
+                return Placement::NoCapacity;
+            };
+            let per_node = u64::from(state.pool.gpus_per_node);
+            let new_nodes = (u64::from(gpus) - free).div_ceil(per_node) as u32;
+            if elastic
+                .max_nodes
+                .is_some_and(|max| state.nodes.up_count() + new_nodes > max)
+            {
+                return Placement::NoCapacity;
+            }
+            if !self.request_nodes(sp, new_nodes, sim) {
+                let retry_h = elastic.availability.as_ref().map_or(0.0, |a| a.retry_h);
+                let retry_from_h = now_h + retry_h;
+                self.jobs[slot as usize].retry_from_h[sp] = retry_from_h;
+                sim.schedule_at(retry_from_h, Event::Wake);
+                // Nodes granted before the refusal are idle now and may fit smaller gangs.
+                self.no_capacity_gpus[sp] = u32::MAX;
+                return Placement::Refused;
+            }
+        }
+        let state = &mut self.pools[sp];
+        let job = &mut self.jobs[slot as usize];
+        state.nodes.allocate(gpus, slot, &mut job.alloc);
+        let start_h = job
+            .alloc
+            .iter()
+            .map(|(node, _)| state.nodes.nodes[*node as usize].ready_h)
+            .fold(now_h, f64::max);
+        self.start_run(slot, sp, start_h, sim);
+        Placement::Placed
+    }
+
+    /// Requests `count` new nodes; false if a shortfall refused one (those granted stay).
+    fn request_nodes(&mut self, sp: usize, count: u32, sim: &mut Sim<Event>) -> bool {
+        let now_h = sim.now_h();
+        let state = &mut self.pools[sp];
+        let elastic = state.pool.elastic().expect("requests go to elastic pools");
+        let shortfall = elastic.availability.as_ref().map_or(0.0, |a| a.shortfall);
+        self.scratch_nodes.clear();
+        let mut granted_all = true;
+        for _ in 0..count {
+            if state.constrained {
+                let rng = state.shortfalls.as_mut().expect("shortfall stream");
+                if rng.random::<f64>() < shortfall {
+                    state.counters.failed_requests += 1;
+                    granted_all = false;
+                    break;
+                }
+            }
+            let index = state.nodes.add_slot();
+            state.nodes.bring_up(index);
+            let node = &mut state.nodes.nodes[index as usize];
+            node.requested_h = now_h;
+            node.ready_h = now_h + elastic.provisioning_h;
+            state.counters.nodes_requested += 1;
+            if let PoolKind::Spot(_, preemption) = &state.pool.kind {
+                let rng = state.lifetimes.as_mut().expect("lifetime stream");
+                let lifetime_h = preemption.mean_h * rng.sample::<f64, _>(Exp1);
+                let (life, ready_h) = (node.life, node.ready_h);
+                sim.schedule_at(
+                    ready_h + lifetime_h,
+                    Event::NodePreempted {
+                        pool: sp as u16,
+                        node: index,
+                        life,
+                    },
+                );
+            }
+            self.scratch_nodes.push(index);
+        }
+        if !granted_all {
+            for i in 0..self.scratch_nodes.len() {
+                let index = self.scratch_nodes[i];
+                self.schedule_idle(sp, index, sim);
+            }
+        }
+        granted_all
+    }
+
+    fn start_run(&mut self, slot: u32, sp: usize, start_h: f64, sim: &mut Sim<Event>) {
+        let config = self.config;
+        let horizon_h = config.horizon_h;
+        let state = &mut self.pools[sp];
+        let job = &mut self.jobs[slot as usize];
+        let w = job.workload as usize;
+        let workload = &config.workloads[w];
+        let slowdown = state.slowdown[w];
+        let restore_h = match &workload.checkpoint {
+            Some(checkpoint) if job.needs_restore => checkpoint.restart_h,
+            _ => 0.0,
+        };
+        // A gang is interrupted when any of its nodes is: its MTBF shrinks with its node count.
+        let gang_mtbf_h = state.node_mtbf_h / job.alloc.len() as f64;
+        job.plan = RunPlan {
+            restore_h,
+            work_h: job.remaining_ref_h * slowdown,
+            every_h: workload
+                .checkpoint
+                .as_ref()
+                .map_or(f64::INFINITY, |c| c.interval_h(gang_mtbf_h)),
+            write_h: workload.checkpoint.as_ref().map_or(0.0, |c| c.write_h),
+        };
+        job.run = job.run.wrapping_add(1);
+        job.pool = sp as u16;
+        job.last_pool = sp as u16;
+        job.run_start_h = start_h;
+        state.counters.jobs_started += 1;
+        if job.first_start_h.is_nan() {
+            job.first_start_h = start_h;
+            if job.counted && start_h <= horizon_h {
+                let wait_h = start_h - job.arrival_h;
+                self.totals.wait_sum_h += wait_h;
+                self.totals.waits += 1;
+                let month = &mut self.months[config.calendar.month_of(start_h)];
+                month.wait_sum_h += wait_h;
+                month.waits += 1;
+                self.waits
+                    .saturating_record((wait_h * WAIT_UNITS_PER_H).round() as u64);
+            }
+        }
+        if state.facts.elastic && !job.burst {
+            job.burst = true;
+            if job.counted {
+                self.totals.burst_jobs += 1;
+            }
+        }
+        let end_h = start_h + job.plan.total_h();
+        let (run, job_id) = (job.run, slot);
+        sim.schedule_at(end_h, Event::RunEnds { job: job_id, run });
+    }
+
+    /// Adds busy GPU-hours of a job's run on pool `sp` over `[from_h, to_h)`.
+    fn account_busy(&mut self, sp: usize, gpus: u32, from_h: f64, to_h: f64) {
+        let to_h = to_h.min(self.config.horizon_h);
+        if to_h <= from_h {
+            return;
+        }
+        let gpus = f64::from(gpus);
+        let state = &mut self.pools[sp];
+        let months = &mut self.months;
+        self.config
+            .calendar
+            .split_by_month(from_h, to_h, |m, hours| {
+                months[m].gpu_hours_busy += gpus * hours;
+                state.busy_by_month[m] += gpus * hours;
+            });
+        state.counters.gpu_hours_busy += gpus * (to_h - from_h);
+    }
+
+    /// Gives back a job's GPUs; idle elastic nodes start their idle timeout.
+    fn free_alloc(&mut self, slot: u32, sim: &mut Sim<Event>) {
+        let sp = self.jobs[slot as usize].pool as usize;
+        let mut alloc = std::mem::take(&mut self.jobs[slot as usize].alloc);
+        for &(node, gpus) in &alloc {
+            let idle = self.pools[sp].nodes.release(node, gpus, slot);
+            if idle && self.pools[sp].facts.elastic {
+                self.schedule_idle(sp, node, sim);
+            }
+        }
+        alloc.clear();
+        self.jobs[slot as usize].alloc = alloc;
+    }
+
+    fn schedule_idle(&mut self, sp: usize, index: u32, sim: &mut Sim<Event>) {
+        let state = &self.pools[sp];
+        let timeout_h = state.pool.elastic().expect("elastic pool").idle_timeout_h;
+        let node = &state.nodes.nodes[index as usize];
+        let at_h = node.ready_h.max(sim.now_h()) + timeout_h;
+        sim.schedule_at(
+            at_h,
+            Event::NodeIdle {
+                pool: sp as u16,
+                node: index,
+                epoch: node.idle_epoch,
+            },
+        );
+    }
+
+    fn run_ends(&mut self, slot: u32, sim: &mut Sim<Event>) {
+        let now_h = sim.now_h();
+        let job = &self.jobs[slot as usize];
+        let sp = job.pool as usize;
+        let (gpus, from_h, checkpoint_h) = (job.gpus, job.run_start_h, job.plan.checkpoint_h());
+        self.account_busy(sp, gpus, from_h, now_h);
+        self.totals.checkpoint_gpu_h += f64::from(gpus) * checkpoint_h;
+        let rate = self.pools[sp].job_rate_per_gpu_h;
+        self.free_alloc(slot, sim);
+        let job = &mut self.jobs[slot as usize];
+        job.cost += f64::from(gpus) * (now_h - from_h) * rate;
+        job.pool = NO_POOL;
+        if job.counted {
+            self.totals.jobs_completed += 1;
+            self.totals.turnaround_sum_h += now_h - job.arrival_h;
+            self.months[self.config.calendar.month_of(now_h)].jobs_completed += 1;
+            let deadline = self.config.workloads[job.workload as usize].deadline_h;
+            if deadline.is_some_and(|d| now_h - job.arrival_h > d) {
+                self.totals.deadline_misses += 1;
+            }
+        }
+        self.trace_job(slot, now_h);
+        self.jobs[slot as usize].in_use = false;
+        self.vacant_jobs.push(slot);
+        self.pass_needed = true;
+    }
+
+    /// Stops a running job: work since its last checkpoint is lost, and it queues again.
+    fn interrupt(&mut self, slot: u32, cause: Cause, sim: &mut Sim<Event>) {
+        let now_h = sim.now_h();
+        let job = &self.jobs[slot as usize];
+        let sp = job.pool as usize;
+        assert!(
+            sp != NO_POOL as usize,
+            "interrupting a job that is not running"
+        );
+        let gpus = job.gpus;
+        let from_h = job.run_start_h;
+        let outcome = job.plan.interrupted_after(now_h - from_h);
+        let (workload, rate) = (job.workload as usize, self.pools[sp].job_rate_per_gpu_h);
+        let slowdown = self.pools[sp].slowdown[workload];
+        self.account_busy(sp, gpus, from_h, now_h);
+        let gpus_f = f64::from(gpus);
+        self.totals.lost_gpu_h += gpus_f * outcome.lost_h;
+        self.totals.checkpoint_gpu_h += gpus_f * outcome.checkpoint_h;
+        self.free_alloc(slot, sim);
+        let has_checkpoint = self.config.workloads[workload].checkpoint.is_some();
+        let job = &mut self.jobs[slot as usize];
+        job.remaining_ref_h = (job.remaining_ref_h - outcome.saved_work_h / slowdown).max(0.0);
+        job.lost_gpu_h += gpus_f * outcome.lost_h;
+        job.cost += gpus_f * (now_h - from_h).max(0.0) * rate;
+        job.run = job.run.wrapping_add(1);
+        job.pool = NO_POOL;
+        job.needs_restore = has_checkpoint;
+        match cause {
+            Cause::Preemption => {
+                job.preemptions += 1;
+                self.totals.preemptions += 1;
+                self.pools[sp].counters.preemptions += 1;
+            }
+            Cause::NodeFailure => {
+                self.totals.node_failures += 1;
+            }
+            Cause::TermEnd => {}
+        }
+        self.enqueue(slot, sim);
+    }
+
+    /// Interrupts every job on a node that is being lost.
+    fn evacuate(&mut self, sp: usize, index: u32, cause: Cause, sim: &mut Sim<Event>) {
+        let mut victims = std::mem::take(&mut self.scratch_jobs);
+        victims.clear();
+        victims.extend_from_slice(&self.pools[sp].nodes.nodes[index as usize].jobs);
+        // A gang listed twice on one node is interrupted once.
+        victims.sort_unstable();
+        victims.dedup();
+        for &slot in &victims {
+            self.interrupt(slot, cause, sim);
+        }
+        self.scratch_jobs = victims;
+    }
+
+    /// Releases an elastic node and bills it.
+    fn release_node(&mut self, sp: usize, index: u32, now_h: f64) {
+        let state = &mut self.pools[sp];
+        let elastic = state.pool.elastic().expect("elastic pool");
+        let requested_h = state.nodes.nodes[index as usize].requested_h;
+        let lifetime_h = now_h - requested_h;
+        let billed_h = billing::billed_h(
+            lifetime_h,
+            elastic.billing_increment_s,
+            elastic.billing_minimum_s,
+        );
+        self.bill_elastic(sp, requested_h, now_h, billed_h - lifetime_h);
+        self.pools[sp].nodes.take_down(index, NodeState::Absent);
+    }
+
+    /// Bills a node's life `[from_h, to_h)` plus `extra_h` of rounding (in the last month).
+    fn bill_elastic(&mut self, sp: usize, from_h: f64, to_h: f64, extra_h: f64) {
+        let state = &mut self.pools[sp];
+        let per_node = f64::from(state.pool.gpus_per_node);
+        let price = state.pool.elastic().expect("elastic pool").price_per_gpu_h;
+        let spot = state.facts.spot;
+        let months = &mut self.months;
+        let calendar = &self.config.calendar;
+        let mut add = |m: usize, hours: f64| {
+            let gpu_h = per_node * hours;
+            months[m].gpu_hours_paid += gpu_h;
+            if spot {
+                months[m].cost_spot += gpu_h * price;
+            } else {
+                months[m].cost_on_demand += gpu_h * price;
+            }
+        };
+        calendar.split_by_month(from_h, to_h, &mut add);
+        if extra_h > 0.0 {
+            add(calendar.month_of(to_h), extra_h);
+        }
+        let gpu_h = per_node * ((to_h - from_h).max(0.0) + extra_h.max(0.0));
+        state.counters.gpu_hours_paid += gpu_h;
+        state.counters.cost += gpu_h * price;
+        state.counters.cost_cash += gpu_h * price;
+    }
+
+    // ---- nodes and the environment --------------------------------------------------------
+
+    fn node_idle(&mut self, sp: usize, index: u32, epoch: u32, now_h: f64) {
+        let state = &self.pools[sp];
+        let node = &state.nodes.nodes[index as usize];
+        if node.state == NodeState::Up
+            && node.idle_epoch == epoch
+            && node.free_gpus == state.pool.gpus_per_node
+        {
+            self.release_node(sp, index, now_h);
+        }
+    }
+
+    fn preempt(&mut self, sp: usize, index: u32, sim: &mut Sim<Event>) {
+        self.pools[sp].counters.nodes_preempted += 1;
+        self.evacuate(sp, index, Cause::Preemption, sim);
+        self.release_node(sp, index, sim.now_h());
+    }
+
+    fn wave(&mut self, sp: usize, sim: &mut Sim<Event>) {
+        let now_h = sim.now_h();
+        let state = &mut self.pools[sp];
+        let mut ready = std::mem::take(&mut self.scratch_nodes);
+        ready.clear();
+        ready.extend(
+            state
+                .nodes
+                .up_nodes()
+                .iter()
+                .copied()
+                .filter(|n| state.nodes.nodes[*n as usize].ready_h <= now_h),
+        );
+        // The node order of `up_nodes` depends on history; sort so the draw picks by index.
+        ready.sort_unstable();
+        let PoolKind::Spot(_, preemption) = &state.pool.kind else {
+            unreachable!("waves hit spot pools")
+        };
+        let preemption = *preemption;
+        if !ready.is_empty() {
+            let rng = state.victims.as_mut().expect("victim stream");
+            // Stochastic rounding: on average exactly `wave_fraction` of the nodes.
+            let exact = preemption.wave_fraction * ready.len() as f64;
+            let taken = ((exact + rng.random::<f64>()).floor() as usize).min(ready.len());
+            for i in 0..taken {
+                let j = rng.random_range(i..ready.len());
+                ready.swap(i, j);
+            }
+            ready.truncate(taken);
+            for &index in &ready {
+                self.preempt(sp, index, sim);
+            }
+        }
+        self.scratch_nodes = ready;
+        let gap_h = self.wave_gap_h(sp, preemption.waves_per_month);
+        sim.schedule_in(gap_h, Event::Wave { pool: sp as u16 });
+    }
+
+    fn node_fails(&mut self, sp: usize, index: u32, sim: &mut Sim<Event>) {
+        let now_h = sim.now_h();
+        let PoolKind::OnPrem(on_prem) = &self.pools[sp].pool.kind else {
+            unreachable!("on-prem")
+        };
+        let failures = on_prem.failures.expect("failures configured");
+        self.evacuate(sp, index, Cause::NodeFailure, sim);
+        let state = &mut self.pools[sp];
+        state.nodes.take_down(index, NodeState::Down);
+        state.counters.node_failures += 1;
+        let down_until_h = (now_h + failures.repair_h).min(self.config.horizon_h);
+        state.counters.gpu_hours_down +=
+            f64::from(state.pool.gpus_per_node) * (down_until_h - now_h);
+        sim.schedule_in(
+            failures.repair_h,
+            Event::NodeRepaired {
+                pool: sp as u16,
+                node: index,
+            },
+        );
+    }
+
+    fn schedule_failure(&mut self, sp: usize, index: u32, sim: &mut Sim<Event>) {
+        let PoolKind::OnPrem(on_prem) = &self.pools[sp].pool.kind else {
+            return;
+        };
+        let Some(failures) = on_prem.failures else {
+            return;
+        };
+        let rng = self.pools[sp].failures.as_mut().expect("failure stream");
+        let up_h = failures.mtbf_h * rng.sample::<f64, _>(Exp1);
+        sim.schedule_in(
+            up_h,
+            Event::NodeFails {
+                pool: sp as u16,
+                node: index,
+            },
+        );
+    }
+
+    fn capacity_on(&mut self, sp: usize, sim: &mut Sim<Event>) {
+        let nodes = match &self.pools[sp].pool.kind {
+            PoolKind::OnPrem(on_prem) => on_prem.nodes,
+            PoolKind::Reserved(reserved) => reserved.nodes,
+            PoolKind::OnDemand(_) | PoolKind::Spot(..) => unreachable!("owned capacity"),
+        };
+        for _ in 0..nodes {
+            let index = self.pools[sp].nodes.add_slot();
+            self.pools[sp].nodes.bring_up(index);
+            self.schedule_failure(sp, index, sim);
+        }
+    }
+
+    fn capacity_off(&mut self, sp: usize, sim: &mut Sim<Event>) {
+        let mut up = std::mem::take(&mut self.scratch_nodes);
+        up.clear();
+        up.extend_from_slice(self.pools[sp].nodes.up_nodes());
+        for &index in &up {
+            self.evacuate(sp, index, Cause::TermEnd, sim);
+            self.pools[sp].nodes.take_down(index, NodeState::Absent);
+        }
+        self.scratch_nodes = up;
+    }
+
+    fn window_edge(&mut self, sp: usize, sim: &mut Sim<Event>) {
+        let pool = self.pools[sp].pool;
+        let availability = pool
+            .elastic()
+            .and_then(|e| e.availability.as_ref())
+            .expect("availability");
+        let Constrained::Window(windows) = &availability.when else {
+            unreachable!("window")
+        };
+        let how = self.config.calendar.hour_of_week(sim.now_h());
+        self.pools[sp].constrained = windows.contains(how);
+        sim.schedule_in(
+            windows.hours_to_next_change(how),
+            Event::WindowEdge { pool: sp as u16 },
+        );
+    }
+
+    fn episode_starts(&mut self, sp: usize, sim: &mut Sim<Event>) {
+        let pool = self.pools[sp].pool;
+        let availability = pool
+            .elastic()
+            .and_then(|e| e.availability.as_ref())
+            .expect("availability");
+        let Constrained::Episodes {
+            episodes_per_month,
+            episode_mean_h,
+        } = availability.when
+        else {
+            unreachable!("episodes")
+        };
+        let mean_gap_h = self.config.calendar.month_mean_h() / episodes_per_month;
+        let state = &mut self.pools[sp];
+        state.episodes_active += 1;
+        state.constrained = true;
+        let rng = state.episodes.as_mut().expect("episode stream");
+        let length_h = episode_mean_h * rng.sample::<f64, _>(Exp1);
+        let gap_h = mean_gap_h * rng.sample::<f64, _>(Exp1);
+        sim.schedule_in(length_h, Event::EpisodeEnds { pool: sp as u16 });
+        sim.schedule_in(gap_h, Event::EpisodeStarts { pool: sp as u16 });
+    }
+
+    // ---- the end ------------------------------------------------------------------------
+
+    fn trace_job(&mut self, slot: u32, end_h: f64) {
+        let Some(rows) = self.trace.as_mut() else {
+            return;
+        };
+        let job = &self.jobs[slot as usize];
+        let pool = if job.last_pool == NO_POOL {
+            String::new()
+        } else {
+            self.pools[job.last_pool as usize].pool.name.clone()
+        };
+        rows.push(JobRow {
+            strategy: self.strategy.name.clone(),
+            replication: self.replication,
+            job: job.id,
+            workload: self.config.workloads[job.workload as usize].name.clone(),
+            gpus: job.gpus,
+            arrival_h: job.arrival_h,
+            start_h: job.first_start_h,
+            end_h,
+            wait_h: job.first_start_h - job.arrival_h,
+            pool,
+            preemptions: job.preemptions,
+            lost_gpu_hours: job.lost_gpu_h,
+            cost: job.cost,
+        });
+    }
+
+    /// Closes the accounts at the horizon and returns the unit's records.
+    pub fn finish(mut self, events: u64) -> UnitResult {
+        let config = self.config;
+        let horizon_h = config.horizon_h;
+        // Jobs still running or queued are unfinished; running ones were busy until the horizon.
+        for slot in 0..self.jobs.len() as u32 {
+            let job = &self.jobs[slot as usize];
+            if !job.in_use {
+                continue;
+            }
+            if job.pool != NO_POOL {
+                let (sp, gpus, from_h) = (job.pool as usize, job.gpus, job.run_start_h);
+                let partial = job.plan.interrupted_after(horizon_h - from_h);
+                self.account_busy(sp, gpus, from_h, horizon_h);
+                self.totals.checkpoint_gpu_h += f64::from(gpus) * partial.checkpoint_h;
+                let rate = self.pools[sp].job_rate_per_gpu_h;
+                let job = &mut self.jobs[slot as usize];
+                job.cost += f64::from(gpus) * (horizon_h - from_h).max(0.0) * rate;
+            }
+            let job = &self.jobs[slot as usize];
+            let deadline = config.workloads[job.workload as usize].deadline_h;
+            if job.counted && deadline.is_some_and(|d| horizon_h - job.arrival_h > d) {
+                self.totals.deadline_misses += 1;
+            }
+            self.trace_job(slot, f64::NAN);
+        }
+        // Elastic nodes still alive are billed up to the horizon.
+        for sp in 0..self.pools.len() {
+            if !self.pools[sp].facts.elastic {
+                continue;
+            }
+            let up: Vec<u32> = self.pools[sp].nodes.up_nodes().to_vec();
+            for index in up {
+                let requested_h = self.pools[sp].nodes.nodes[index as usize].requested_h;
+                self.bill_elastic(sp, requested_h, horizon_h, 0.0);
+            }
+        }
+        // Owned capacity costs the same whether used or not (energy depends on load).
+        for state in &mut self.pools {
+            for (m, month) in self.months.iter_mut().enumerate() {
+                let owned = match &state.pool.kind {
+                    PoolKind::OnPrem(on_prem) => billing::on_prem_month(
+                        on_prem,
+                        state.pool.gpus_per_node,
+                        &config.calendar,
+                        m,
+                        state.busy_by_month[m],
+                    ),
+                    PoolKind::Reserved(reserved) => billing::reserved_month(
+                        reserved,
+                        state.pool.gpus_per_node,
+                        &config.calendar,
+                        m,
+                    ),
+                    PoolKind::OnDemand(_) | PoolKind::Spot(..) => continue,
+                };
+                add_owned(month, &owned, &mut state.counters);
+            }
+        }
+        self.rows(events)
+    }
+
+    fn rows(self, events: u64) -> UnitResult {
+        let strategy_name = &self.strategy.name;
+        let totals = &self.totals;
+        let month_sum = |f: fn(&MonthTotals) -> f64| self.months.iter().map(f).sum::<f64>();
+        let busy: f64 = self.pools.iter().map(|p| p.counters.gpu_hours_busy).sum();
+        let paid: f64 = self.pools.iter().map(|p| p.counters.gpu_hours_paid).sum();
+        let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
+        let wait_quantile = |q: f64| {
+            if self.waits.is_empty() {
+                f64::NAN
+            } else {
+                self.waits.value_at_quantile(q) as f64 / WAIT_UNITS_PER_H
+            }
+        };
+        let row = ReplicationRow {
+            strategy: strategy_name.clone(),
+            replication: self.replication,
+            total_cost: month_sum(MonthTotals::cost),
+            total_cost_cash: month_sum(MonthTotals::cost_cash),
+            jobs_arrived: totals.jobs_arrived,
+            jobs_completed: totals.jobs_completed,
+            jobs_unfinished: totals.jobs_arrived - totals.jobs_completed,
+            wait_mean_h: ratio(totals.wait_sum_h, totals.waits as f64),
+            wait_p95_h: wait_quantile(0.95),
+            turnaround_mean_h: ratio(totals.turnaround_sum_h, totals.jobs_completed as f64),
+            gpu_hours_busy: busy,
+            gpu_hours_paid: paid,
+            utilization: ratio(busy, paid),
+            preemptions: totals.preemptions,
+            lost_gpu_hours: totals.lost_gpu_h,
+            checkpoint_gpu_hours: totals.checkpoint_gpu_h,
+            burst_jobs: totals.burst_jobs,
+            failed_requests: self.pools.iter().map(|p| p.counters.failed_requests).sum(),
+            deadline_misses: totals.deadline_misses,
+            wait_p50_h: wait_quantile(0.5),
+            node_failures: totals.node_failures,
+            cost_capital: month_sum(|m| m.cost_capital),
+            cost_capital_cash: month_sum(|m| m.cost_capital_cash),
+            cost_energy: month_sum(|m| m.cost_energy),
+            cost_operations: month_sum(|m| m.cost_operations),
+            cost_reserved: month_sum(|m| m.cost_reserved),
+            cost_on_demand: month_sum(|m| m.cost_on_demand),
+            cost_spot: month_sum(|m| m.cost_spot),
+            break_even_months: f64::NAN,
+        };
+        let pools = self
+            .pools
+            .iter()
+            .map(|state| {
+                let c = &state.counters;
+                PoolRow {
+                    strategy: strategy_name.clone(),
+                    replication: self.replication,
+                    pool: state.pool.name.clone(),
+                    pool_type: state.pool.type_name().to_string(),
+                    gpu_hours_busy: c.gpu_hours_busy,
+                    gpu_hours_paid: c.gpu_hours_paid,
+                    cost: c.cost,
+                    cost_cash: c.cost_cash,
+                    utilization: ratio(c.gpu_hours_busy, c.gpu_hours_paid),
+                    jobs_started: c.jobs_started,
+                    preemptions: c.preemptions,
+                    failed_requests: c.failed_requests,
+                    nodes_requested: c.nodes_requested,
+                    nodes_preempted: c.nodes_preempted,
+                    node_failures: c.node_failures,
+                    gpu_hours_down: c.gpu_hours_down,
+                }
+            })
+            .collect();
+        let mut jobs = self.trace.unwrap_or_default();
+        jobs.sort_by_key(|row| row.job);
+        UnitResult {
+            strategy: self.strategy_idx,
+            replication: self.replication,
+            row,
+            pools,
+            months: self.months,
+            jobs,
+            events,
+        }
+    }
+}
+
+fn add_owned(month: &mut MonthTotals, owned: &OwnedMonth, counters: &mut PoolCounters) {
+    month.cost_capital += owned.capital;
+    month.cost_capital_cash += owned.capital_cash;
+    month.cost_energy += owned.energy;
+    month.cost_operations += owned.operations;
+    month.cost_reserved += owned.reserved;
+    month.gpu_hours_paid += owned.paid_gpu_h;
+    let running = owned.energy + owned.operations + owned.reserved;
+    counters.cost += owned.capital + running;
+    counters.cost_cash += owned.capital_cash + running;
+    counters.gpu_hours_paid += owned.paid_gpu_h;
+}
+
+/// The hourly rate per GPU at which a job's use of a pool is costed in `jobs.csv`: the price
+/// for cloud pools; for on-prem, amortised capital, operations and full-load energy per
+/// GPU-hour of a fully used month.
+fn job_rate_per_gpu_h(pool: &Pool, month_mean_h: f64) -> f64 {
+    let per_node = f64::from(pool.gpus_per_node);
+    match &pool.kind {
+        PoolKind::OnPrem(p) => {
+            let monthly = p.capex_per_node * (1.0 - p.residual_fraction)
+                / f64::from(p.amortization_months)
+                + p.opex_per_node_month;
+            monthly / (per_node * month_mean_h)
+                + p.power_kw_per_node / per_node * p.pue * p.electricity_per_kwh
+        }
+        PoolKind::Reserved(r) => r.effective_price_per_gpu_h(),
+        PoolKind::OnDemand(e) | PoolKind::Spot(e, _) => e.price_per_gpu_h,
+    }
+}
+
+impl engine::Model for FleetSim<'_> {
+    type Event = Event;
+
+    fn handle(&mut self, event: Event, sim: &mut Sim<Event>) {
+        let now_h = sim.now_h();
+        match event {
+            Event::Arrival { workload } => self.arrive(workload as usize, sim),
+            Event::RunEnds { job, run } => {
+                let state = &self.jobs[job as usize];
+                if state.in_use && state.run == run && state.pool != NO_POOL {
+                    self.run_ends(job, sim);
+                }
+            }
+            Event::NodeIdle { pool, node, epoch } => {
+                self.node_idle(pool as usize, node, epoch, now_h)
+            }
+            Event::NodePreempted { pool, node, life } => {
+                let slot = &self.pools[pool as usize].nodes.nodes[node as usize];
+                if slot.life == life && slot.state == NodeState::Up {
+                    self.preempt(pool as usize, node, sim);
+                }
+            }
+            Event::Wave { pool } => self.wave(pool as usize, sim),
+            Event::NodeFails { pool, node } => self.node_fails(pool as usize, node, sim),
+            Event::NodeRepaired { pool, node } => {
+                self.pools[pool as usize].nodes.bring_up(node);
+                self.schedule_failure(pool as usize, node, sim);
+                self.pass_needed = true;
+            }
+            Event::CapacityOn { pool } => {
+                self.capacity_on(pool as usize, sim);
+                self.pass_needed = true;
+            }
+            Event::CapacityOff { pool } => self.capacity_off(pool as usize, sim),
+            Event::WindowEdge { pool } => {
+                self.window_edge(pool as usize, sim);
+                self.pass_needed = true;
+            }
+            Event::EpisodeStarts { pool } => self.episode_starts(pool as usize, sim),
+            Event::EpisodeEnds { pool } => {
+                let state = &mut self.pools[pool as usize];
+                state.episodes_active -= 1;
+                state.constrained = state.episodes_active > 0;
+                self.pass_needed = true;
+            }
+            Event::Wake => self.pass_needed = true,
+        }
+        if self.pass_needed {
+            self.pass(sim);
+        }
+    }
+}

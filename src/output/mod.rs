@@ -1,0 +1,243 @@
+//! Result files and what the terminal shows: CSV, `run.json`, the summary table, progress.
+//!
+//! Only this module writes files. Every file is written under a temporary name and renamed
+//! into place once complete, so a crash or Ctrl-C leaves whole files or none.
+
+mod summary_table;
+
+use std::fs;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+use crate::records::RunInfo;
+use crate::runner::RunOutput;
+
+pub use summary_table::summary_table;
+
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("{}: cannot write", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: cannot write CSV", .path.display())]
+    Csv { path: PathBuf, source: csv::Error },
+    #[error(
+        "{}: holds results of another scenario (`{other}`); choose another folder with --out, or pass --force to overwrite",
+        .dir.display()
+    )]
+    NotOurs { dir: PathBuf, other: String },
+    #[error(
+        "{}: is not empty and holds no fleetsim results; choose another folder with --out, or pass --force",
+        .dir.display()
+    )]
+    NotEmpty { dir: PathBuf },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
+    move |source| OutputError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Makes sure `dir` may receive the results of `scenario`: it is new, empty, or holds an
+/// earlier run of the same scenario (or `force` is set).
+pub fn prepare_dir(dir: &Path, scenario: &str, force: bool) -> Result<(), OutputError> {
+    if dir.exists() && !force {
+        let mut entries = fs::read_dir(dir).map_err(io(dir))?;
+        if entries.next().is_some() {
+            let run_json = dir.join("run.json");
+            let previous = fs::read_to_string(&run_json).ok().and_then(|text| {
+                serde_json::from_str::<serde_json::Value>(&text)
+                    .ok()
+                    .and_then(|v| {
+                        v.get("scenario_name")
+                            .and_then(|n| n.as_str().map(String::from))
+                    })
+            });
+            match previous {
+                Some(name) if name == scenario => {}
+                Some(other) => {
+                    return Err(OutputError::NotOurs {
+                        dir: dir.to_path_buf(),
+                        other,
+                    });
+                }
+                None => {
+                    return Err(OutputError::NotEmpty {
+                        dir: dir.to_path_buf(),
+                    });
+                }
+            }
+        }
+    }
+    fs::create_dir_all(dir).map_err(io(dir))
+}
+
+/// A file being written: `name.partial` until [`Pending::commit`] renames it.
+pub struct Pending {
+    partial: PathBuf,
+    path: PathBuf,
+}
+
+impl Pending {
+    pub fn commit(self) -> Result<PathBuf, OutputError> {
+        fs::rename(&self.partial, &self.path).map_err(io(&self.path))?;
+        Ok(self.path)
+    }
+}
+
+fn partial_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().expect("a file name").to_os_string();
+    name.push(".partial");
+    path.with_file_name(name)
+}
+
+/// Writes rows as CSV to `dir/name` (under a temporary name until committed).
+pub fn write_csv<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> Result<Pending, OutputError> {
+    let path = dir.join(name);
+    let partial = partial_path(&path);
+    let csv_error = |source| OutputError::Csv {
+        path: path.clone(),
+        source,
+    };
+    let mut writer = csv::Writer::from_path(&partial).map_err(csv_error)?;
+    for row in rows {
+        writer.serialize(row).map_err(csv_error)?;
+    }
+    writer.flush().map_err(io(&path))?;
+    Ok(Pending { partial, path })
+}
+
+/// Writes bytes to `dir/name` (under a temporary name until committed).
+pub fn write_bytes(dir: &Path, name: &str, bytes: &[u8]) -> Result<Pending, OutputError> {
+    let path = dir.join(name);
+    let partial = partial_path(&path);
+    let mut file = fs::File::create(&partial).map_err(io(&path))?;
+    file.write_all(bytes).map_err(io(&path))?;
+    file.sync_all().map_err(io(&path))?;
+    Ok(Pending { partial, path })
+}
+
+/// Writes all result files of a run, then renames them into place together.
+pub fn write_results(
+    dir: &Path,
+    output: &RunOutput,
+    info: &RunInfo,
+    trace: bool,
+) -> Result<Vec<PathBuf>, OutputError> {
+    let aggregates = &output.aggregates;
+    let pools: Vec<_> = output
+        .units
+        .iter()
+        .flat_map(|u| u.pools.iter().cloned())
+        .collect();
+    let mut pending = vec![
+        write_csv(dir, "summary.csv", &aggregates.summary)?,
+        write_csv(dir, "replications.csv", &aggregates.replications)?,
+        write_csv(dir, "pools.csv", &pools)?,
+        write_csv(dir, "monthly.csv", &aggregates.monthly)?,
+    ];
+    if trace {
+        let jobs: Vec<_> = output
+            .units
+            .iter()
+            .flat_map(|u| u.jobs.iter().cloned())
+            .collect();
+        pending.push(write_csv(dir, "jobs.csv", &jobs)?);
+    }
+    let mut info = info.clone();
+    info.files = pending.iter().map(|p| file_name(&p.path)).collect();
+    info.files.push("run.json".into());
+    let json = serde_json::to_vec_pretty(&info).expect("run info serializes");
+    pending.push(write_bytes(dir, "run.json", &json)?);
+    pending.into_iter().map(Pending::commit).collect()
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// A progress bar on stderr, drawn only when someone watches.
+pub fn progress_bar(len: u64, message: &str, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({per_sec}, {eta} left)")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message(message.to_string());
+    bar
+}
+
+/// A number with thousands separators: `1234567.891` with 0 decimals is `1,234,568`.
+pub fn thousands(value: f64, decimals: usize) -> String {
+    if !value.is_finite() {
+        return "-".to_string();
+    }
+    let text = format!("{:.*}", decimals, value.abs());
+    let (whole, fraction) = text
+        .split_once('.')
+        .map_or((text.as_str(), None), |(w, f)| (w, Some(f)));
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    let sign = if value < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        "-"
+    } else {
+        ""
+    };
+    match fraction {
+        Some(fraction) => format!("{sign}{grouped}.{fraction}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(1_234_567.891, 0), "1,234,568");
+        assert_eq!(thousands(-1_234.5, 1), "-1,234.5");
+        assert_eq!(thousands(999.0, 0), "999");
+        assert_eq!(thousands(-0.01, 0), "0");
+        assert_eq!(thousands(f64::NAN, 0), "-");
+    }
+
+    #[test]
+    fn a_folder_of_another_scenario_is_not_overwritten() {
+        let dir = std::env::temp_dir().join(format!("fleetsim-prepare-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        prepare_dir(&dir, "a", false).unwrap();
+        fs::write(dir.join("run.json"), r#"{"scenario_name": "a"}"#).unwrap();
+        prepare_dir(&dir, "a", false).unwrap();
+        assert!(matches!(
+            prepare_dir(&dir, "b", false),
+            Err(OutputError::NotOurs { .. })
+        ));
+        prepare_dir(&dir, "b", true).unwrap();
+        fs::remove_file(dir.join("run.json")).unwrap();
+        fs::write(dir.join("notes.txt"), "mine").unwrap();
+        assert!(matches!(
+            prepare_dir(&dir, "a", false),
+            Err(OutputError::NotEmpty { .. })
+        ));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,180 @@
+//! The table `fleetsim run` prints: one line per strategy, the numbers a planner acts on.
+
+use std::fmt::Write;
+
+use super::thousands;
+use crate::records::SummaryRow;
+use crate::scenario::Config;
+use crate::stats::Aggregates;
+
+fn find<'a>(summary: &'a [SummaryRow], strategy: &str, metric: &str) -> Option<&'a SummaryRow> {
+    summary
+        .iter()
+        .find(|r| r.strategy == strategy && r.metric == metric)
+}
+
+/// The terminal summary of a run.
+pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
+    let summary = &aggregates.summary;
+    let baseline = &config.strategies[config.baseline].name;
+    let mut header = vec![
+        "strategy".to_string(),
+        format!("total cost {} (95% CI)", config.currency),
+        "vs baseline".to_string(),
+        "util".to_string(),
+        "p95 wait".to_string(),
+        "burst".to_string(),
+        "preempt".to_string(),
+        "lost GPU-h".to_string(),
+        "unfinished".to_string(),
+        "break-even".to_string(),
+    ];
+    let mut rows = Vec::new();
+    for (s, strategy) in config.strategies.iter().enumerate() {
+        let name = &strategy.name;
+        let mean = |metric: &str| find(summary, name, metric).map_or(f64::NAN, |r| r.mean);
+        let cost = find(summary, name, "total_cost");
+        let cost_text = match cost {
+            Some(c) if c.n > 1 => format!(
+                "{} ± {}",
+                thousands(c.mean, 0),
+                thousands((c.ci95_high - c.ci95_low) / 2.0, 0)
+            ),
+            Some(c) => thousands(c.mean, 0),
+            None => "-".into(),
+        };
+        let versus = if s == config.baseline {
+            "baseline".to_string()
+        } else {
+            let difference = find(summary, name, "total_cost_vs_baseline");
+            let base = mean_of(summary, baseline, "total_cost");
+            match difference {
+                Some(d) => {
+                    let sign = if d.mean > 0.0 { "+" } else { "" };
+                    let share = if base != 0.0 {
+                        format!(" ({sign}{:.1}%)", 100.0 * d.mean / base)
+                    } else {
+                        String::new()
+                    };
+                    let significant = if d.n > 1 && (d.ci95_low > 0.0 || d.ci95_high < 0.0) {
+                        ""
+                    } else {
+                        " ~"
+                    };
+                    format!("{sign}{}{share}{significant}", thousands(d.mean, 0))
+                }
+                None => "-".into(),
+            }
+        };
+        let arrived = mean("jobs_arrived");
+        let burst_share = if arrived > 0.0 {
+            format!("{:.0}%", 100.0 * mean("burst_jobs") / arrived)
+        } else {
+            "-".into()
+        };
+        let unfinished = if arrived > 0.0 {
+            format!("{:.1}%", 100.0 * mean("jobs_unfinished") / arrived)
+        } else {
+            "-".into()
+        };
+        let break_even = if s == config.baseline {
+            "-".to_string()
+        } else {
+            aggregates.break_even_month[s]
+                .clone()
+                .unwrap_or_else(|| "never".into())
+        };
+        rows.push(vec![
+            name.clone(),
+            cost_text,
+            versus,
+            percent(mean("utilization")),
+            hours(mean("wait_p95_h")),
+            burst_share,
+            thousands(mean("preemptions"), 0),
+            thousands(mean("lost_gpu_hours"), 0),
+            unfinished,
+            break_even,
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([header[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    let replications = config.replications;
+    let _ = writeln!(
+        out,
+        "{}: {} strategies x {} replication{} over {} months from {} (costs in {}, amortised view)",
+        config.name,
+        config.strategies.len(),
+        replications,
+        if replications == 1 { "" } else { "s" },
+        config.horizon_months,
+        config.calendar.month_label(0),
+        config.currency,
+    );
+    out.push('\n');
+    for (c, cell) in header.iter_mut().enumerate() {
+        *cell = pad(cell, widths[c], c == 0);
+    }
+    let _ = writeln!(out, "{}", header.join("  ").trim_end());
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| pad(cell, widths[c], c == 0))
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    }
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "util = busy / paid GPU-hours; p95 wait = time to first start, mean over replications; burst = jobs that ran on\n\
+         on-demand or spot; break-even = first month from which the cumulative cash cost stays below the baseline's;\n\
+         ~ = difference not significant at 95%."
+    );
+    if replications < 10 {
+        let _ = writeln!(
+            out,
+            "note: {replications} replication(s) give wide intervals; try --replications 30"
+        );
+    }
+    out
+}
+
+fn mean_of(summary: &[SummaryRow], strategy: &str, metric: &str) -> f64 {
+    find(summary, strategy, metric).map_or(f64::NAN, |r| r.mean)
+}
+
+fn percent(value: f64) -> String {
+    if value.is_finite() {
+        format!("{:.0}%", 100.0 * value)
+    } else {
+        "-".into()
+    }
+}
+
+fn hours(value: f64) -> String {
+    if !value.is_finite() {
+        "-".into()
+    } else if value < 10.0 {
+        format!("{value:.2} h")
+    } else {
+        format!("{} h", thousands(value, 0))
+    }
+}
+
+fn pad(text: &str, width: usize, left: bool) -> String {
+    let fill = " ".repeat(width.saturating_sub(text.chars().count()));
+    if left {
+        format!("{text}{fill}")
+    } else {
+        format!("{fill}{text}")
+    }
+}

@@ -1,0 +1,223 @@
+//! Scheduling policy: the order in which waiting jobs are considered, which of a strategy's
+//! pools a job may try now, and whether a job that cannot be placed blocks the ones behind it.
+//!
+//! The mechanics of placing a job on a pool (free GPUs, node requests, billing) belong to the
+//! model; this module only decides.
+
+use crate::scenario::{Queue, Strategy, Workload};
+
+/// A waiting job's place in the queue: compared as a tuple, smallest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct QueueKey {
+    /// Higher priority first under `priority`; 0 otherwise.
+    pub rank: i64,
+    /// Arrival order (job number), kept when an interrupted job returns to the queue.
+    pub arrival_seq: u64,
+    /// The job's slot in the model.
+    pub slot: u32,
+}
+
+impl QueueKey {
+    pub fn new(queue: Queue, priority: i64, arrival_seq: u64, slot: u32) -> Self {
+        let rank = match queue {
+            Queue::Priority => priority.saturating_neg(),
+            Queue::Fifo | Queue::Backfill => 0,
+        };
+        Self {
+            rank,
+            arrival_seq,
+            slot,
+        }
+    }
+}
+
+/// Whether later jobs may start when this one cannot (every discipline but `fifo`).
+pub fn backfills(queue: Queue) -> bool {
+    !matches!(queue, Queue::Fifo)
+}
+
+/// What a job brings to the question "may it use this pool now?".
+#[derive(Debug, Clone, Copy)]
+pub struct Candidate<'a> {
+    pub workload: &'a Workload,
+    /// When the job (re-)entered the queue, hours.
+    pub queued_h: f64,
+    pub preemptions: u32,
+    /// The job may ask this pool again from this time (after a refused request), hours.
+    pub retry_from_h: f64,
+}
+
+/// The pool facts the decision needs.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolFacts {
+    pub gpu: usize,
+    pub elastic: bool,
+    pub spot: bool,
+}
+
+/// When an elastic pool becomes eligible for a job queued at `queued_h` (None: never).
+pub fn burst_from_h(strategy: &Strategy, queued_h: f64) -> Option<f64> {
+    strategy.burst_after_wait_h.map(|wait_h| queued_h + wait_h)
+}
+
+/// Whether the job may try the pool at `now_h`.
+pub fn may_try(strategy: &Strategy, job: Candidate<'_>, pool: PoolFacts, now_h: f64) -> bool {
+    if job.workload.accepts_mask & (1u64 << pool.gpu) == 0 || now_h < job.retry_from_h {
+        return false;
+    }
+    if pool.elastic {
+        match burst_from_h(strategy, job.queued_h) {
+            Some(from_h) if now_h >= from_h => {}
+            _ => return false,
+        }
+    }
+    if pool.spot {
+        if strategy
+            .spot_fallback_after
+            .is_some_and(|after| job.preemptions >= after)
+        {
+            return false;
+        }
+        if strategy.deadline_jobs_off_spot && job.workload.deadline_h.is_some() {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{ArrivalProfile, DurationDist, GpuMix};
+
+    fn workload(deadline_h: Option<f64>) -> Workload {
+        Workload {
+            name: "w".into(),
+            arrivals: ArrivalProfile {
+                arrivals_per_day: 1.0,
+                daily: [1.0; 24],
+                weekly: [1.0; 7],
+                growth_per_month: 0.0,
+            },
+            gpus: GpuMix::fixed(1),
+            duration_h: DurationDist::Fixed { value_h: 1.0 },
+            gpu: 0,
+            accepts_mask: 0b01,
+            mixed_precision_speedup: 1.0,
+            checkpoint: None,
+            deadline_h,
+            priority: 0,
+            team: String::new(),
+        }
+    }
+
+    fn strategy() -> Strategy {
+        Strategy {
+            name: "s".into(),
+            pools: vec![0],
+            burst_after_wait_h: Some(2.0),
+            queue: Queue::Fifo,
+            spot_fallback_after: Some(2),
+            mixed_precision: false,
+            deadline_jobs_off_spot: true,
+        }
+    }
+
+    const OWNED: PoolFacts = PoolFacts {
+        gpu: 0,
+        elastic: false,
+        spot: false,
+    };
+    const SPOT: PoolFacts = PoolFacts {
+        gpu: 0,
+        elastic: true,
+        spot: true,
+    };
+
+    #[test]
+    fn elastic_pools_wait_for_the_burst_threshold() {
+        let w = workload(None);
+        let job = Candidate {
+            workload: &w,
+            queued_h: 10.0,
+            preemptions: 0,
+            retry_from_h: 0.0,
+        };
+        assert!(may_try(&strategy(), job, OWNED, 10.0));
+        assert!(!may_try(&strategy(), job, SPOT, 11.9));
+        assert!(may_try(&strategy(), job, SPOT, 12.0));
+        let never = Strategy {
+            burst_after_wait_h: None,
+            ..strategy()
+        };
+        assert!(!may_try(&never, job, SPOT, 1e9));
+    }
+
+    #[test]
+    fn spot_is_left_after_fallback_and_for_deadlines() {
+        let w = workload(None);
+        let job = Candidate {
+            workload: &w,
+            queued_h: 0.0,
+            preemptions: 2,
+            retry_from_h: 0.0,
+        };
+        assert!(!may_try(&strategy(), job, SPOT, 5.0));
+        assert!(may_try(
+            &strategy(),
+            Candidate {
+                preemptions: 1,
+                ..job
+            },
+            SPOT,
+            5.0
+        ));
+        let urgent = workload(Some(24.0));
+        let job = Candidate {
+            workload: &urgent,
+            preemptions: 0,
+            ..job
+        };
+        assert!(!may_try(&strategy(), job, SPOT, 5.0));
+        assert!(may_try(
+            &Strategy {
+                deadline_jobs_off_spot: false,
+                ..strategy()
+            },
+            job,
+            SPOT,
+            5.0
+        ));
+    }
+
+    #[test]
+    fn gpu_types_and_retry_timers_are_respected() {
+        let w = workload(None);
+        let job = Candidate {
+            workload: &w,
+            queued_h: 0.0,
+            preemptions: 0,
+            retry_from_h: 3.0,
+        };
+        assert!(!may_try(&strategy(), job, OWNED, 2.9));
+        assert!(may_try(&strategy(), job, OWNED, 3.0));
+        assert!(!may_try(
+            &strategy(),
+            job,
+            PoolFacts { gpu: 1, ..OWNED },
+            3.0
+        ));
+    }
+
+    #[test]
+    fn priority_orders_by_priority_then_arrival() {
+        let low_early = QueueKey::new(Queue::Priority, 0, 1, 0);
+        let high_late = QueueKey::new(Queue::Priority, 5, 2, 1);
+        assert!(high_late < low_early);
+        let fifo_early = QueueKey::new(Queue::Fifo, 0, 1, 0);
+        let fifo_late = QueueKey::new(Queue::Fifo, 5, 2, 1);
+        assert!(fifo_early < fifo_late);
+        assert!(!backfills(Queue::Fifo));
+        assert!(backfills(Queue::Backfill) && backfills(Queue::Priority));
+    }
+}

@@ -1,0 +1,262 @@
+//! The rows fleetsim writes: what is serialized here is a promise to users.
+//!
+//! Field names are CSV headers (pandas reads them as they are); money is in the scenario's
+//! currency; times are hours since the scenario's start.
+
+use serde::{Deserialize, Serialize};
+
+/// One row of `replications.csv`: one strategy in one replication.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplicationRow {
+    pub strategy: String,
+    pub replication: u32,
+    /// Amortised view: on-prem capital spread over its amortisation period.
+    pub total_cost: f64,
+    /// Cash view: on-prem capital counted in its purchase month.
+    pub total_cost_cash: f64,
+    /// Jobs arriving after the warm-up.
+    pub jobs_arrived: u64,
+    pub jobs_completed: u64,
+    pub jobs_unfinished: u64,
+    /// Time from arrival to first start, of jobs that started.
+    pub wait_mean_h: f64,
+    pub wait_p95_h: f64,
+    /// Time from arrival to completion, of completed jobs.
+    pub turnaround_mean_h: f64,
+    pub gpu_hours_busy: f64,
+    pub gpu_hours_paid: f64,
+    /// Busy / paid GPU-hours.
+    pub utilization: f64,
+    /// Job interruptions by spot preemptions (individual and waves).
+    pub preemptions: u64,
+    /// GPU-hours of work lost to interruptions (since the last checkpoint).
+    pub lost_gpu_hours: f64,
+    /// GPU-hours spent writing and restoring checkpoints.
+    pub checkpoint_gpu_hours: f64,
+    /// Jobs that ran at least partly on an elastic (on-demand or spot) pool.
+    pub burst_jobs: u64,
+    /// Node requests refused by an availability shortfall.
+    pub failed_requests: u64,
+    pub deadline_misses: u64,
+    pub wait_p50_h: f64,
+    /// Job interruptions by on-prem node failures.
+    pub node_failures: u64,
+    /// Cost lines of `total_cost`.
+    pub cost_capital: f64,
+    pub cost_capital_cash: f64,
+    pub cost_energy: f64,
+    pub cost_operations: f64,
+    pub cost_reserved: f64,
+    pub cost_on_demand: f64,
+    pub cost_spot: f64,
+    /// Months from the start until the cumulative cash-view cost stays below the baseline's
+    /// (NaN when it never does, and for the baseline itself).
+    pub break_even_months: f64,
+}
+
+/// A metric of a replication row, by name.
+pub type Metric = (&'static str, fn(&ReplicationRow) -> f64);
+
+impl ReplicationRow {
+    /// Every numeric column, in CSV order: the metrics of `summary.csv`.
+    pub const METRICS: [Metric; 27] = [
+        ("total_cost", |r| r.total_cost),
+        ("total_cost_cash", |r| r.total_cost_cash),
+        ("jobs_arrived", |r| r.jobs_arrived as f64),
+        ("jobs_completed", |r| r.jobs_completed as f64),
+        ("jobs_unfinished", |r| r.jobs_unfinished as f64),
+        ("wait_mean_h", |r| r.wait_mean_h),
+        ("wait_p95_h", |r| r.wait_p95_h),
+        ("turnaround_mean_h", |r| r.turnaround_mean_h),
+        ("gpu_hours_busy", |r| r.gpu_hours_busy),
+        ("gpu_hours_paid", |r| r.gpu_hours_paid),
+        ("utilization", |r| r.utilization),
+        ("preemptions", |r| r.preemptions as f64),
+        ("lost_gpu_hours", |r| r.lost_gpu_hours),
+        ("checkpoint_gpu_hours", |r| r.checkpoint_gpu_hours),
+        ("burst_jobs", |r| r.burst_jobs as f64),
+        ("failed_requests", |r| r.failed_requests as f64),
+        ("deadline_misses", |r| r.deadline_misses as f64),
+        ("wait_p50_h", |r| r.wait_p50_h),
+        ("node_failures", |r| r.node_failures as f64),
+        ("cost_capital", |r| r.cost_capital),
+        ("cost_capital_cash", |r| r.cost_capital_cash),
+        ("cost_energy", |r| r.cost_energy),
+        ("cost_operations", |r| r.cost_operations),
+        ("cost_reserved", |r| r.cost_reserved),
+        ("cost_on_demand", |r| r.cost_on_demand),
+        ("cost_spot", |r| r.cost_spot),
+        ("break_even_months", |r| r.break_even_months),
+    ];
+}
+
+/// One row of `pools.csv`: one pool of one strategy in one replication.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PoolRow {
+    pub strategy: String,
+    pub replication: u32,
+    pub pool: String,
+    #[serde(rename = "type")]
+    pub pool_type: String,
+    pub gpu_hours_busy: f64,
+    pub gpu_hours_paid: f64,
+    /// Amortised view.
+    pub cost: f64,
+    pub cost_cash: f64,
+    pub utilization: f64,
+    pub jobs_started: u64,
+    /// Job interruptions by preemptions of this pool's nodes.
+    pub preemptions: u64,
+    pub failed_requests: u64,
+    pub nodes_requested: u64,
+    pub nodes_preempted: u64,
+    pub node_failures: u64,
+    /// GPU-hours of capacity under repair.
+    pub gpu_hours_down: f64,
+}
+
+/// One row of `monthly.csv`: one strategy in one calendar month, over replications.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonthlyRow {
+    pub strategy: String,
+    /// Calendar month, YYYY-MM.
+    pub month: String,
+    pub cost: f64,
+    pub cost_ci95_low: f64,
+    pub cost_ci95_high: f64,
+    pub cost_cash: f64,
+    pub cost_cash_ci95_low: f64,
+    pub cost_cash_ci95_high: f64,
+    pub cumulative_cost: f64,
+    pub cumulative_cost_ci95_low: f64,
+    pub cumulative_cost_ci95_high: f64,
+    pub cumulative_cost_p5: f64,
+    pub cumulative_cost_p95: f64,
+    pub cumulative_cost_cash: f64,
+    pub cumulative_cost_cash_ci95_low: f64,
+    pub cumulative_cost_cash_ci95_high: f64,
+    pub cumulative_cost_cash_p5: f64,
+    pub cumulative_cost_cash_p95: f64,
+    pub gpu_hours_busy: f64,
+    pub gpu_hours_paid: f64,
+    pub utilization: f64,
+    pub jobs_completed: f64,
+    pub wait_mean_h: f64,
+    pub cost_capital: f64,
+    pub cost_capital_cash: f64,
+    pub cost_energy: f64,
+    pub cost_operations: f64,
+    pub cost_reserved: f64,
+    pub cost_on_demand: f64,
+    pub cost_spot: f64,
+}
+
+/// One row of `summary.csv`: one metric of one strategy over replications.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRow {
+    pub strategy: String,
+    pub metric: String,
+    pub mean: f64,
+    pub std: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+    pub p5: f64,
+    pub p50: f64,
+    pub p95: f64,
+    /// Replications the statistic is over.
+    pub n: u32,
+}
+
+/// One row of `jobs.csv` (with `--trace`): one job under one strategy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobRow {
+    pub strategy: String,
+    pub replication: u32,
+    /// Job number in arrival order, the same under every strategy.
+    pub job: u64,
+    pub workload: String,
+    pub gpus: u32,
+    pub arrival_h: f64,
+    /// First start (NaN if it never started).
+    pub start_h: f64,
+    /// Completion (NaN if unfinished at the horizon).
+    pub end_h: f64,
+    pub wait_h: f64,
+    /// Pool of the last run (empty if it never ran).
+    pub pool: String,
+    pub preemptions: u32,
+    pub lost_gpu_hours: f64,
+    /// GPU-hours used times each pool's hourly rate per GPU (idle capacity not included).
+    pub cost: f64,
+}
+
+/// One calendar month of one replication (aggregated into `monthly.csv`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct MonthTotals {
+    pub gpu_hours_busy: f64,
+    pub gpu_hours_paid: f64,
+    pub cost_capital: f64,
+    pub cost_capital_cash: f64,
+    pub cost_energy: f64,
+    pub cost_operations: f64,
+    pub cost_reserved: f64,
+    pub cost_on_demand: f64,
+    pub cost_spot: f64,
+    pub jobs_completed: u64,
+    /// Sum and count of waits of (post-warm-up) jobs first starting in the month.
+    pub wait_sum_h: f64,
+    pub waits: u64,
+}
+
+impl MonthTotals {
+    /// Amortised view.
+    pub fn cost(&self) -> f64 {
+        self.cost_capital
+            + self.cost_energy
+            + self.cost_operations
+            + self.cost_reserved
+            + self.cost_on_demand
+            + self.cost_spot
+    }
+    pub fn cost_cash(&self) -> f64 {
+        self.cost() - self.cost_capital + self.cost_capital_cash
+    }
+}
+
+/// Everything one replication of one strategy produced.
+#[derive(Debug, Clone)]
+pub struct UnitResult {
+    pub strategy: usize,
+    pub replication: u32,
+    pub row: ReplicationRow,
+    pub pools: Vec<PoolRow>,
+    pub months: Vec<MonthTotals>,
+    pub jobs: Vec<JobRow>,
+    pub events: u64,
+}
+
+/// `run.json`: what produced a result folder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub fleetsim_version: String,
+    pub command_line: Vec<String>,
+    pub scenario_name: String,
+    /// Where the scenario came from (a path, or the built-in default).
+    pub scenario_source: String,
+    pub seed: u64,
+    pub replications: u32,
+    pub threads: usize,
+    pub wall_time_s: f64,
+    pub events_simulated: u64,
+    pub currency: String,
+    pub start: String,
+    pub horizon_months: u32,
+    pub strategies: Vec<String>,
+    pub baseline: String,
+    /// Per strategy, the break-even month (YYYY-MM) of the mean cash-view curves, or null.
+    pub break_even_month: Vec<Option<String>>,
+    pub warnings: Vec<String>,
+    pub files: Vec<String>,
+    /// The scenario after `--set`, with defaults filled in.
+    pub scenario: serde_json::Value,
+}

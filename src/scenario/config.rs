@@ -1,0 +1,346 @@
+//! The validated scenario: what the engine, model and policies trust.
+//!
+//! Only [`crate::scenario::load`] and its checks build a [`Config`]; every field here has been
+//! checked (finite, in range, names resolved to indices), so the simulation never fails on it.
+
+use crate::model::calendar::{Calendar, WeeklyWindows};
+
+/// A whole validated scenario.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub name: String,
+    pub calendar: Calendar,
+    pub horizon_months: u32,
+    /// Length of the horizon, hours since `start`.
+    pub horizon_h: f64,
+    /// Jobs arriving before this time are left out of job statistics, hours.
+    pub warmup_h: f64,
+    pub replications: u32,
+    pub seed: u64,
+    pub currency: String,
+    /// Index into `strategies` of the strategy the others are compared with.
+    pub baseline: usize,
+    /// GPU type names; `gpu_speed[t]` is the relative throughput of type `t`.
+    pub gpu_types: Vec<String>,
+    pub gpu_speed: Vec<f64>,
+    pub workloads: Vec<Workload>,
+    pub pools: Vec<Pool>,
+    pub strategies: Vec<Strategy>,
+    /// Event budget of one replication of one strategy.
+    pub events_max: u64,
+}
+
+/// A class of jobs.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    pub name: String,
+    pub arrivals: ArrivalProfile,
+    pub gpus: GpuMix,
+    pub duration_h: DurationDist,
+    /// The GPU type `duration_h` refers to.
+    pub gpu: usize,
+    /// Bit `t` set: the job may run on GPU type `t`.
+    pub accepts_mask: u64,
+    pub mixed_precision_speedup: f64,
+    pub checkpoint: Option<Checkpoint>,
+    pub deadline_h: Option<f64>,
+    pub priority: i64,
+    pub team: String,
+}
+
+/// A non-homogeneous Poisson arrival rate, piecewise constant by hour, weekday and month.
+#[derive(Debug, Clone)]
+pub struct ArrivalProfile {
+    pub arrivals_per_day: f64,
+    /// Multipliers per hour of day (UTC), mean 1.
+    pub daily: [f64; 24],
+    /// Multipliers per weekday, Monday first, as written.
+    pub weekly: [f64; 7],
+    /// Compounded growth of the rate per calendar month.
+    pub growth_per_month: f64,
+}
+
+impl ArrivalProfile {
+    pub fn daily_is_flat(&self) -> bool {
+        self.daily.iter().all(|m| *m == self.daily[0])
+    }
+    pub fn weekly_is_flat(&self) -> bool {
+        self.weekly.iter().all(|m| *m == self.weekly[0])
+    }
+}
+
+/// GPUs per job: a discrete distribution.
+#[derive(Debug, Clone)]
+pub struct GpuMix {
+    /// `(gpus, cumulative probability)`, increasing, the last probability exactly 1.
+    pub cumulative: Vec<(u32, f64)>,
+}
+
+impl GpuMix {
+    pub fn fixed(gpus: u32) -> Self {
+        Self {
+            cumulative: vec![(gpus, 1.0)],
+        }
+    }
+    pub fn max_gpus(&self) -> u32 {
+        self.cumulative.iter().map(|(g, _)| *g).max().unwrap_or(0)
+    }
+    pub fn mean_gpus(&self) -> f64 {
+        let mut previous = 0.0;
+        let mut mean = 0.0;
+        for (gpus, cumulative) in &self.cumulative {
+            mean += f64::from(*gpus) * (cumulative - previous);
+            previous = *cumulative;
+        }
+        mean
+    }
+}
+
+/// Distribution of a job's duration on its reference GPU type, hours.
+#[derive(Debug, Clone)]
+pub enum DurationDist {
+    Fixed {
+        value_h: f64,
+    },
+    Exponential {
+        mean_h: f64,
+    },
+    LogNormal {
+        mu: f64,
+        sigma: f64,
+    },
+    Gamma {
+        shape: f64,
+        scale_h: f64,
+    },
+    Weibull {
+        shape: f64,
+        scale_h: f64,
+    },
+    Uniform {
+        min_h: f64,
+        max_h: f64,
+    },
+    /// `(hours, cumulative probability)`, both non-decreasing, the last probability 1;
+    /// sampled by linear interpolation of the inverse CDF.
+    Empirical {
+        points: Vec<(f64, f64)>,
+    },
+}
+
+impl DurationDist {
+    /// The mean duration, hours (for load estimates and warnings).
+    pub fn mean_h(&self) -> f64 {
+        match self {
+            DurationDist::Fixed { value_h } => *value_h,
+            DurationDist::Exponential { mean_h } => *mean_h,
+            DurationDist::LogNormal { mu, sigma } => (mu + sigma * sigma / 2.0).exp(),
+            DurationDist::Gamma { shape, scale_h } => shape * scale_h,
+            DurationDist::Weibull { shape, scale_h } => {
+                scale_h * statrs::function::gamma::gamma(1.0 + 1.0 / shape)
+            }
+            DurationDist::Uniform { min_h, max_h } => (min_h + max_h) / 2.0,
+            DurationDist::Empirical { points } => {
+                // The first point is an atom; segments are uniform between their ends.
+                let mut mean = points[0].0 * points[0].1;
+                for pair in points.windows(2) {
+                    let ((h0, p0), (h1, p1)) = (pair[0], pair[1]);
+                    mean += (h0 + h1) / 2.0 * (p1 - p0);
+                }
+                mean
+            }
+        }
+    }
+}
+
+/// Checkpoint/restart settings of a workload.
+#[derive(Debug, Clone)]
+pub struct Checkpoint {
+    pub every: CheckpointEvery,
+    /// Time to write one checkpoint, hours (no progress meanwhile).
+    pub write_h: f64,
+    /// Time to restore after an interruption, hours (no progress meanwhile).
+    pub restart_h: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CheckpointEvery {
+    /// Hours of useful work between checkpoints.
+    Hours(f64),
+    /// The Young/Daly optimum sqrt(2 write_h MTBF) of the pool the job runs on.
+    Auto,
+}
+
+impl Checkpoint {
+    /// Hours of useful work between checkpoints on a pool whose mean time between
+    /// interruptions is `mtbf_h` (infinite: no checkpoints are written).
+    pub fn interval_h(&self, mtbf_h: f64) -> f64 {
+        match self.every {
+            CheckpointEvery::Hours(hours) => hours,
+            CheckpointEvery::Auto => (2.0 * self.write_h * mtbf_h).sqrt(),
+        }
+    }
+}
+
+/// A source of GPU capacity.
+#[derive(Debug, Clone)]
+pub struct Pool {
+    pub name: String,
+    pub gpu: usize,
+    pub gpus_per_node: u32,
+    pub kind: PoolKind,
+}
+
+#[derive(Debug, Clone)]
+pub enum PoolKind {
+    OnPrem(OnPrem),
+    Reserved(Reserved),
+    OnDemand(Elastic),
+    Spot(Elastic, Preemption),
+}
+
+impl Pool {
+    pub fn type_name(&self) -> &'static str {
+        match self.kind {
+            PoolKind::OnPrem(_) => "on_prem",
+            PoolKind::Reserved(_) => "reserved",
+            PoolKind::OnDemand(_) => "on_demand",
+            PoolKind::Spot(..) => "spot",
+        }
+    }
+    pub fn is_elastic(&self) -> bool {
+        matches!(self.kind, PoolKind::OnDemand(_) | PoolKind::Spot(..))
+    }
+    pub fn is_spot(&self) -> bool {
+        matches!(self.kind, PoolKind::Spot(..))
+    }
+    pub fn elastic(&self) -> Option<&Elastic> {
+        match &self.kind {
+            PoolKind::OnDemand(elastic) | PoolKind::Spot(elastic, _) => Some(elastic),
+            _ => None,
+        }
+    }
+    /// Mean time between interruptions of one node, hours (infinite when nodes are never lost).
+    pub fn node_mtbf_h(&self, month_mean_h: f64) -> f64 {
+        match &self.kind {
+            PoolKind::OnPrem(on_prem) => on_prem.failures.map_or(f64::INFINITY, |f| f.mtbf_h),
+            PoolKind::Spot(_, preemption) => {
+                let rate_per_h = 1.0 / preemption.mean_h
+                    + preemption.waves_per_month * preemption.wave_fraction / month_mean_h;
+                1.0 / rate_per_h
+            }
+            PoolKind::Reserved(_) | PoolKind::OnDemand(_) => f64::INFINITY,
+        }
+    }
+}
+
+/// Owned nodes.
+#[derive(Debug, Clone)]
+pub struct OnPrem {
+    pub nodes: u32,
+    /// Calendar month (0 = the start month) in which the nodes are bought and come online.
+    pub purchase_month: u32,
+    pub capex_per_node: f64,
+    pub amortization_months: u32,
+    pub residual_fraction: f64,
+    pub power_kw_per_node: f64,
+    pub idle_power_kw_per_node: f64,
+    pub pue: f64,
+    pub electricity_per_kwh: f64,
+    pub opex_per_node_month: f64,
+    pub failures: Option<Failures>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Failures {
+    pub mtbf_h: f64,
+    pub repair_h: f64,
+}
+
+/// Committed cloud capacity for a term.
+#[derive(Debug, Clone)]
+pub struct Reserved {
+    pub nodes: u32,
+    /// On-demand list price, per GPU-hour.
+    pub price_per_gpu_h: f64,
+    pub discount: f64,
+    pub term_months: u32,
+    pub start_month: u32,
+}
+
+impl Reserved {
+    /// What one GPU-hour of the commitment costs.
+    pub fn effective_price_per_gpu_h(&self) -> f64 {
+        self.price_per_gpu_h * (1.0 - self.discount)
+    }
+}
+
+/// Capacity requested on demand (on-demand and spot pools).
+#[derive(Debug, Clone)]
+pub struct Elastic {
+    pub price_per_gpu_h: f64,
+    pub max_nodes: Option<u32>,
+    pub provisioning_h: f64,
+    pub idle_timeout_h: f64,
+    pub billing_increment_s: f64,
+    pub billing_minimum_s: f64,
+    pub availability: Option<Availability>,
+}
+
+/// Spot preemptions: individual node lifetimes plus correlated reclaim waves.
+#[derive(Debug, Clone, Copy)]
+pub struct Preemption {
+    pub mean_h: f64,
+    pub waves_per_month: f64,
+    pub wave_fraction: f64,
+}
+
+/// When node requests may fail, and how often.
+#[derive(Debug, Clone)]
+pub struct Availability {
+    /// Probability that one node request fails while the pool is constrained.
+    pub shortfall: f64,
+    pub when: Constrained,
+    /// A waiting job asks a pool that refused it again after this long, hours.
+    pub retry_h: f64,
+}
+
+#[derive(Debug, Clone)]
+pub enum Constrained {
+    /// A weekly calendar window, UTC.
+    Window(WeeklyWindows),
+    /// Random episodes: Poisson starts, exponential lengths.
+    Episodes {
+        episodes_per_month: f64,
+        episode_mean_h: f64,
+    },
+    /// Always constrained.
+    Always,
+}
+
+/// Queue disciplines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queue {
+    /// A job that cannot be placed blocks those behind it.
+    Fifo,
+    /// Later jobs that fit may start; the head keeps its place.
+    Backfill,
+    /// By priority (higher first), then by arrival, with backfill.
+    Priority,
+}
+
+/// An ordered list of pools plus policies.
+#[derive(Debug, Clone)]
+pub struct Strategy {
+    pub name: String,
+    /// Indices into `Config::pools`, in the order they are tried.
+    pub pools: Vec<usize>,
+    /// Elastic pools are tried once a job has waited this long; `None`: never.
+    pub burst_after_wait_h: Option<f64>,
+    pub queue: Queue,
+    /// After this many preemptions a job no longer uses spot pools.
+    pub spot_fallback_after: Option<u32>,
+    pub mixed_precision: bool,
+    /// Jobs of workloads with a deadline never use spot pools.
+    pub deadline_jobs_off_spot: bool,
+}

@@ -1,0 +1,224 @@
+//! The scenario file as a person writes it (TOML), before any check.
+//!
+//! Unknown fields are rejected here; fields that take several shapes (a number or a table, a
+//! number or a word) are kept as TOML values and interpreted by the checks, which can then say
+//! exactly what is accepted. These types also serialize: `run.json` carries the resolved file.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use toml::Value;
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// First day of the horizon, "YYYY-MM-DD" (a string or a TOML date), midnight UTC.
+    pub start: Option<Value>,
+    pub horizon_months: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_days: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replications: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// Event budget per replication and strategy (a guard against runs that cannot end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_events: Option<u64>,
+    #[serde(default)]
+    pub gpu_speed: BTreeMap<String, f64>,
+    #[serde(default)]
+    pub workload: Vec<WorkloadFile>,
+    #[serde(default)]
+    pub pool: Vec<PoolFile>,
+    #[serde(default)]
+    pub strategy: Vec<StrategyFile>,
+    /// A sweep to run with `fleetsim sweep` (ignored by `run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Value>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadFile {
+    pub name: String,
+    pub arrivals_per_day: Option<f64>,
+    /// "flat", "office-hours", or 24 multipliers (normalised to mean 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub daily_profile: Option<Value>,
+    /// 7 multipliers, Monday first, used as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weekly_profile: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub growth_per_month: Option<f64>,
+    /// A GPU count or a table `{ 1 = 0.6, 8 = 0.4 }` of counts and probabilities.
+    pub gpus: Option<Value>,
+    /// Hours on `gpu`: a number or a table `{ dist = "...", ... }`.
+    pub duration_h: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepts: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mixed_precision_speedup: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<CheckpointFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_h: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointFile {
+    /// Hours of work between checkpoints, or "auto" (Young/Daly).
+    pub every_h: Option<Value>,
+    pub write_h: Option<f64>,
+    pub restart_h: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PoolType {
+    OnPrem,
+    Reserved,
+    OnDemand,
+    Spot,
+}
+
+impl PoolType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PoolType::OnPrem => "on_prem",
+            PoolType::Reserved => "reserved",
+            PoolType::OnDemand => "on_demand",
+            PoolType::Spot => "spot",
+        }
+    }
+}
+
+/// One pool; which fields apply depends on `type` (checked later, with clear messages).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoolFile {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub pool_type: PoolType,
+    pub gpu: Option<String>,
+    pub gpus_per_node: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    // on_prem
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purchase_month: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capex_per_node: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amortization_months: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub residual_fraction: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_kw_per_node: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_power_kw_per_node: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pue: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub electricity_per_kwh: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opex_per_node_month: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failures: Option<FailuresFile>,
+    // cloud
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_per_gpu_h: Option<f64>,
+    // reserved
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discount: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub term_months: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_month: Option<u32>,
+    // on_demand and spot
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_nodes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioning_h: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_timeout_h: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billing_increment_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billing_minimum_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability: Option<AvailabilityFile>,
+    // spot
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<PreemptionFile>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailuresFile {
+    pub mtbf_h: Option<f64>,
+    pub repair_h: Option<f64>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreemptionFile {
+    pub mean_h: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waves_per_month: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wave_fraction: Option<f64>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AvailabilityFile {
+    pub shortfall: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub episodes_per_month: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub episode_mean_h: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_h: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueFile {
+    Fifo,
+    Backfill,
+    Priority,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrategyFile {
+    pub name: String,
+    #[serde(default)]
+    pub pools: Vec<String>,
+    /// Hours, or "never".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst_after_wait_h: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot_fallback_after: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mixed_precision: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_jobs_off_spot: Option<bool>,
+}

@@ -1,0 +1,319 @@
+//! Statistics over replications: means with Student-t 95 % confidence intervals, percentiles,
+//! paired differences with the baseline, monthly curves and break-even months.
+//!
+//! Everything here is sequential and works on rows in a fixed order (strategy, then
+//! replication), so the same rows give the same bytes on any number of threads.
+
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use crate::records::{MonthTotals, MonthlyRow, ReplicationRow, SummaryRow, UnitResult};
+use crate::scenario::Config;
+
+/// Mean, spread and percentiles of one metric over replications (NaN values are left out).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub mean: f64,
+    pub std: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+    pub p5: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub n: u32,
+}
+
+impl Estimate {
+    pub fn half_width(&self) -> f64 {
+        (self.ci95_high - self.ci95_low) / 2.0
+    }
+}
+
+/// The two-sided `level` quantile of Student's t with `df` degrees of freedom.
+pub fn t_quantile(level: f64, df: f64) -> f64 {
+    let t = StudentsT::new(0.0, 1.0, df).expect("df > 0");
+    t.inverse_cdf(0.5 + level / 2.0)
+}
+
+/// Percentile `q` in [0, 1] of sorted values, by linear interpolation (numpy's default).
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let position = q * (sorted.len() - 1) as f64;
+    let below = position.floor() as usize;
+    let above = position.ceil() as usize;
+    sorted[below] + (sorted[above] - sorted[below]) * (position - below as f64)
+}
+
+/// Estimate with a `level` confidence interval (0.95 in the output files).
+pub fn estimate_at(values: &[f64], level: f64) -> Estimate {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n == 0 {
+        let nan = f64::NAN;
+        return Estimate {
+            mean: nan,
+            std: nan,
+            ci95_low: nan,
+            ci95_high: nan,
+            p5: nan,
+            p50: nan,
+            p95: nan,
+            n: 0,
+        };
+    }
+    // Sum in sorted order: independent of how the values were produced.
+    let mean = sorted.iter().sum::<f64>() / n as f64;
+    let (std, half_width) = if n > 1 {
+        let variance = sorted.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let std = variance.sqrt();
+        (
+            std,
+            t_quantile(level, (n - 1) as f64) * std / (n as f64).sqrt(),
+        )
+    } else {
+        (f64::NAN, f64::NAN)
+    };
+    Estimate {
+        mean,
+        std,
+        ci95_low: mean - half_width,
+        ci95_high: mean + half_width,
+        p5: percentile(&sorted, 0.05),
+        p50: percentile(&sorted, 0.5),
+        p95: percentile(&sorted, 0.95),
+        n: n as u32,
+    }
+}
+
+pub fn estimate(values: &[f64]) -> Estimate {
+    estimate_at(values, 0.95)
+}
+
+/// Months until `costs`' cumulative sum stays below `baseline`'s through the end: the 1-based
+/// count of months at whose end it first does so for good; NaN if it never does.
+pub fn break_even_months(costs: &[f64], baseline: &[f64]) -> f64 {
+    let (mut cumulative, mut cumulative_baseline) = (0.0, 0.0);
+    let mut below_since = None;
+    for (m, (cost, base)) in costs.iter().zip(baseline).enumerate() {
+        cumulative += cost;
+        cumulative_baseline += base;
+        if cumulative < cumulative_baseline {
+            below_since.get_or_insert(m);
+        } else {
+            below_since = None;
+        }
+    }
+    below_since.map_or(f64::NAN, |m| (m + 1) as f64)
+}
+
+/// What the output files and the terminal summary need.
+#[derive(Debug, Clone)]
+pub struct Aggregates {
+    pub replications: Vec<ReplicationRow>,
+    pub summary: Vec<SummaryRow>,
+    pub monthly: Vec<MonthlyRow>,
+    /// Per strategy: the break-even month (YYYY-MM) of the mean cash-view curves, if any.
+    pub break_even_month: Vec<Option<String>>,
+}
+
+/// Aggregates units given in (strategy, replication) order.
+pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
+    let strategies = config.strategies.len();
+    let replications = config.replications as usize;
+    assert_eq!(
+        units.len(),
+        strategies * replications,
+        "one unit per strategy and replication"
+    );
+    let unit = |s: usize, r: usize| &units[s * replications + r];
+    let cash = |u: &UnitResult| {
+        u.months
+            .iter()
+            .map(MonthTotals::cost_cash)
+            .collect::<Vec<f64>>()
+    };
+    let baseline = config.baseline;
+
+    let mut rows = Vec::with_capacity(units.len());
+    for s in 0..strategies {
+        for r in 0..replications {
+            let u = unit(s, r);
+            assert_eq!(
+                (u.strategy, u.replication as usize),
+                (s, r),
+                "units in order"
+            );
+            let mut row = u.row.clone();
+            if s != baseline {
+                row.break_even_months = break_even_months(&cash(u), &cash(unit(baseline, r)));
+            }
+            rows.push(row);
+        }
+    }
+
+    let mut summary = Vec::new();
+    for (s, strategy) in config.strategies.iter().enumerate() {
+        let of = |s: usize| &rows[s * replications..(s + 1) * replications];
+        for (metric, value) in ReplicationRow::METRICS {
+            let values: Vec<f64> = of(s).iter().map(value).collect();
+            summary.push(summary_row(&strategy.name, metric, &estimate(&values)));
+        }
+        for (metric, value) in [
+            (
+                "total_cost_vs_baseline",
+                (|r: &ReplicationRow| r.total_cost) as fn(&ReplicationRow) -> f64,
+            ),
+            ("total_cost_cash_vs_baseline", |r: &ReplicationRow| {
+                r.total_cost_cash
+            }),
+        ] {
+            let paired: Vec<f64> = of(s)
+                .iter()
+                .zip(of(baseline))
+                .map(|(a, b)| value(a) - value(b))
+                .collect();
+            summary.push(summary_row(&strategy.name, metric, &estimate(&paired)));
+        }
+    }
+
+    let months = config.calendar.months();
+    let mut monthly = Vec::with_capacity(strategies * months);
+    let mut mean_cash = vec![vec![0.0; months]; strategies];
+    for (s, strategy) in config.strategies.iter().enumerate() {
+        let mut cumulative = vec![0.0; replications];
+        let mut cumulative_cash = vec![0.0; replications];
+        for (m, mean_cash_m) in mean_cash[s].iter_mut().enumerate() {
+            let month = |r: usize| &unit(s, r).months[m];
+            let collect = |f: &dyn Fn(&MonthTotals) -> f64| {
+                (0..replications).map(|r| f(month(r))).collect::<Vec<f64>>()
+            };
+            let cost = collect(&MonthTotals::cost);
+            let cost_cash = collect(&MonthTotals::cost_cash);
+            for r in 0..replications {
+                cumulative[r] += cost[r];
+                cumulative_cash[r] += cost_cash[r];
+            }
+            let mean = |f: &dyn Fn(&MonthTotals) -> f64| estimate(&collect(f)).mean;
+            let (cost, cost_cash) = (estimate(&cost), estimate(&cost_cash));
+            let (cum, cum_cash) = (estimate(&cumulative), estimate(&cumulative_cash));
+            *mean_cash_m = cost_cash.mean;
+            let busy = mean(&|t| t.gpu_hours_busy);
+            let paid = mean(&|t| t.gpu_hours_paid);
+            let waits = collect(&|t| {
+                if t.waits > 0 {
+                    t.wait_sum_h / t.waits as f64
+                } else {
+                    f64::NAN
+                }
+            });
+            monthly.push(MonthlyRow {
+                strategy: strategy.name.clone(),
+                month: config.calendar.month_label(m),
+                cost: cost.mean,
+                cost_ci95_low: cost.ci95_low,
+                cost_ci95_high: cost.ci95_high,
+                cost_cash: cost_cash.mean,
+                cost_cash_ci95_low: cost_cash.ci95_low,
+                cost_cash_ci95_high: cost_cash.ci95_high,
+                cumulative_cost: cum.mean,
+                cumulative_cost_ci95_low: cum.ci95_low,
+                cumulative_cost_ci95_high: cum.ci95_high,
+                cumulative_cost_p5: cum.p5,
+                cumulative_cost_p95: cum.p95,
+                cumulative_cost_cash: cum_cash.mean,
+                cumulative_cost_cash_ci95_low: cum_cash.ci95_low,
+                cumulative_cost_cash_ci95_high: cum_cash.ci95_high,
+                cumulative_cost_cash_p5: cum_cash.p5,
+                cumulative_cost_cash_p95: cum_cash.p95,
+                gpu_hours_busy: busy,
+                gpu_hours_paid: paid,
+                utilization: if paid > 0.0 { busy / paid } else { f64::NAN },
+                jobs_completed: mean(&|t| t.jobs_completed as f64),
+                wait_mean_h: estimate(&waits).mean,
+                cost_capital: mean(&|t| t.cost_capital),
+                cost_capital_cash: mean(&|t| t.cost_capital_cash),
+                cost_energy: mean(&|t| t.cost_energy),
+                cost_operations: mean(&|t| t.cost_operations),
+                cost_reserved: mean(&|t| t.cost_reserved),
+                cost_on_demand: mean(&|t| t.cost_on_demand),
+                cost_spot: mean(&|t| t.cost_spot),
+            });
+        }
+    }
+    let break_even_month = (0..strategies)
+        .map(|s| {
+            if s == baseline {
+                return None;
+            }
+            let months_to = break_even_months(&mean_cash[s], &mean_cash[baseline]);
+            (!months_to.is_nan()).then(|| config.calendar.month_label(months_to as usize - 1))
+        })
+        .collect();
+    Aggregates {
+        replications: rows,
+        summary,
+        monthly,
+        break_even_month,
+    }
+}
+
+fn summary_row(strategy: &str, metric: &str, e: &Estimate) -> SummaryRow {
+    SummaryRow {
+        strategy: strategy.to_string(),
+        metric: metric.to_string(),
+        mean: e.mean,
+        std: e.std,
+        ci95_low: e.ci95_low,
+        ci95_high: e.ci95_high,
+        p5: e.p5,
+        p50: e.p50,
+        p95: e.p95,
+        n: e.n,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t_quantiles_match_tables() {
+        // Two-sided 95 %: 12.706 (df 1), 2.262 (df 9), 1.984 (df 100).
+        assert!((t_quantile(0.95, 1.0) - 12.706).abs() < 1e-3);
+        assert!((t_quantile(0.95, 9.0) - 2.262).abs() < 1e-3);
+        assert!((t_quantile(0.95, 100.0) - 1.984).abs() < 1e-3);
+    }
+
+    #[test]
+    fn estimate_by_hand() {
+        let e = estimate(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0, f64::NAN]);
+        assert_eq!(e.n, 8);
+        assert_eq!(e.mean, 5.0);
+        // Sample variance 32 / 7.
+        assert!((e.std - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+        let half = t_quantile(0.95, 7.0) * e.std / 8f64.sqrt();
+        assert!((e.ci95_high - 5.0 - half).abs() < 1e-12);
+        assert_eq!(e.p50, 4.5);
+        // numpy.percentile([2,4,4,4,5,5,7,9], 95) = 8.3
+        assert!((e.p95 - 8.3).abs() < 1e-12);
+        let one = estimate(&[3.0]);
+        assert_eq!((one.mean, one.n), (3.0, 1));
+        assert!(one.std.is_nan() && one.ci95_low.is_nan());
+        assert_eq!(estimate(&[]).n, 0);
+    }
+
+    #[test]
+    fn break_even_needs_to_stay_below() {
+        // Cumulative: 10, 12, 14, 16 against 5, 10, 15, 20: below from month 3 for good.
+        assert_eq!(
+            break_even_months(&[10.0, 2.0, 2.0, 2.0], &[5.0, 5.0, 5.0, 5.0]),
+            3.0
+        );
+        // Dips below then back above: never for good.
+        assert!(break_even_months(&[1.0, 10.0], &[5.0, 5.0]).is_nan());
+        assert_eq!(break_even_months(&[1.0, 1.0], &[5.0, 5.0]), 1.0);
+        assert!(break_even_months(&[5.0], &[5.0]).is_nan());
+    }
+}
