@@ -223,6 +223,35 @@ impl MonthTotals {
     }
 }
 
+/// One pool in one calendar month of one replication (aggregated into `pools_monthly.csv`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PoolMonth {
+    pub gpu_hours_busy: f64,
+    pub gpu_hours_paid: f64,
+    /// Amortised view.
+    pub cost: f64,
+    pub cost_cash: f64,
+}
+
+/// One row of `pools_monthly.csv`: one pool of one strategy in one month, mean over replications.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PoolMonthlyRow {
+    pub strategy: String,
+    pub pool: String,
+    #[serde(rename = "type")]
+    pub pool_type: String,
+    /// Calendar month, YYYY-MM.
+    pub month: String,
+    /// Mean GPUs busy and paid for over the month (GPU-hours / hours in the month).
+    pub gpus_busy: f64,
+    pub gpus_paid: f64,
+    pub gpu_hours_busy: f64,
+    pub gpu_hours_paid: f64,
+    pub utilization: f64,
+    pub cost: f64,
+    pub cost_cash: f64,
+}
+
 /// Everything one replication of one strategy produced.
 #[derive(Debug, Clone)]
 pub struct UnitResult {
@@ -231,6 +260,8 @@ pub struct UnitResult {
     pub row: ReplicationRow,
     pub pools: Vec<PoolRow>,
     pub months: Vec<MonthTotals>,
+    /// Per strategy pool (in the strategy's order), per month.
+    pub pool_months: Vec<Vec<PoolMonth>>,
     pub jobs: Vec<JobRow>,
     pub events: u64,
 }

@@ -24,7 +24,7 @@ use rand_distr::Exp1;
 
 use crate::engine::{self, EngineError, Limits, Sim};
 use crate::policies::{self, Candidate, PoolFacts, QueueKey};
-use crate::records::{JobRow, MonthTotals, PoolRow, ReplicationRow, UnitResult};
+use crate::records::{JobRow, MonthTotals, PoolMonth, PoolRow, ReplicationRow, UnitResult};
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::{Config, Constrained, Pool, PoolKind, Strategy};
 use billing::OwnedMonth;
@@ -169,7 +169,8 @@ struct PoolState<'c> {
     node_mtbf_h: f64,
     /// Rate used to attribute cost to jobs, per GPU-hour.
     job_rate_per_gpu_h: f64,
-    busy_by_month: Vec<f64>,
+    /// Busy and paid GPU-hours and cost per calendar month.
+    by_month: Vec<PoolMonth>,
     counters: PoolCounters,
 }
 
@@ -314,7 +315,7 @@ impl<'c> FleetSim<'c> {
                     slowdown,
                     node_mtbf_h: mtbf_h,
                     job_rate_per_gpu_h: job_rate_per_gpu_h(pool, month_mean_h),
-                    busy_by_month: vec![0.0; config.calendar.months()],
+                    by_month: vec![PoolMonth::default(); config.calendar.months()],
                     counters: PoolCounters::default(),
                 }
             })
@@ -712,7 +713,7 @@ impl<'c> FleetSim<'c> {
             .calendar
             .split_by_month(from_h, to_h, |m, hours| {
                 months[m].gpu_hours_busy += gpus * hours;
-                state.busy_by_month[m] += gpus * hours;
+                state.by_month[m].gpu_hours_busy += gpus * hours;
             });
         state.counters.gpu_hours_busy += gpus * (to_h - from_h);
     }
@@ -850,6 +851,7 @@ impl<'c> FleetSim<'c> {
         let price = state.pool.elastic().expect("elastic pool").price_per_gpu_h;
         let spot = state.facts.spot;
         let months = &mut self.months;
+        let by_month = &mut state.by_month;
         let calendar = &self.config.calendar;
         let mut add = |m: usize, hours: f64| {
             let gpu_h = per_node * hours;
@@ -859,6 +861,9 @@ impl<'c> FleetSim<'c> {
             } else {
                 months[m].cost_on_demand += gpu_h * price;
             }
+            by_month[m].gpu_hours_paid += gpu_h;
+            by_month[m].cost += gpu_h * price;
+            by_month[m].cost_cash += gpu_h * price;
         };
         calendar.split_by_month(from_h, to_h, &mut add);
         if extra_h > 0.0 {
@@ -1107,7 +1112,7 @@ impl<'c> FleetSim<'c> {
                         state.pool.gpus_per_node,
                         &config.calendar,
                         m,
-                        state.busy_by_month[m],
+                        state.by_month[m].gpu_hours_busy,
                     ),
                     PoolKind::Reserved(reserved) => billing::reserved_month(
                         reserved,
@@ -1117,7 +1122,7 @@ impl<'c> FleetSim<'c> {
                     ),
                     PoolKind::OnDemand(_) | PoolKind::Spot(..) => continue,
                 };
-                add_owned(month, &owned, &mut state.counters);
+                add_owned(month, &owned, &mut state.counters, &mut state.by_month[m]);
             }
         }
         self.rows(events)
@@ -1193,6 +1198,11 @@ impl<'c> FleetSim<'c> {
                 }
             })
             .collect();
+        let pool_months = self
+            .pools
+            .iter()
+            .map(|state| state.by_month.clone())
+            .collect();
         let mut jobs = self.trace.unwrap_or_default();
         jobs.sort_by_key(|row| row.job);
         UnitResult {
@@ -1201,13 +1211,19 @@ impl<'c> FleetSim<'c> {
             row,
             pools,
             months: self.months,
+            pool_months,
             jobs,
             events,
         }
     }
 }
 
-fn add_owned(month: &mut MonthTotals, owned: &OwnedMonth, counters: &mut PoolCounters) {
+fn add_owned(
+    month: &mut MonthTotals,
+    owned: &OwnedMonth,
+    counters: &mut PoolCounters,
+    pool_month: &mut PoolMonth,
+) {
     month.cost_capital += owned.capital;
     month.cost_capital_cash += owned.capital_cash;
     month.cost_energy += owned.energy;
@@ -1218,6 +1234,9 @@ fn add_owned(month: &mut MonthTotals, owned: &OwnedMonth, counters: &mut PoolCou
     counters.cost += owned.capital + running;
     counters.cost_cash += owned.capital_cash + running;
     counters.gpu_hours_paid += owned.paid_gpu_h;
+    pool_month.gpu_hours_paid += owned.paid_gpu_h;
+    pool_month.cost += owned.capital + running;
+    pool_month.cost_cash += owned.capital_cash + running;
 }
 
 /// The hourly rate per GPU at which a job's use of a pool is costed in `jobs.csv`: the price

@@ -142,6 +142,7 @@ pub fn write_results(
         write_csv(dir, "replications.csv", &aggregates.replications)?,
         write_csv(dir, "pools.csv", &pools)?,
         write_csv(dir, "monthly.csv", &aggregates.monthly)?,
+        write_csv(dir, "pools_monthly.csv", &aggregates.pools_monthly)?,
     ];
     if trace {
         let jobs: Vec<_> = output

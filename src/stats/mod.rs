@@ -6,7 +6,9 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::records::{MonthTotals, MonthlyRow, ReplicationRow, SummaryRow, UnitResult};
+use crate::records::{
+    MonthTotals, MonthlyRow, PoolMonth, PoolMonthlyRow, ReplicationRow, SummaryRow, UnitResult,
+};
 use crate::scenario::Config;
 
 /// Mean, spread and percentiles of one metric over replications (NaN values are left out).
@@ -114,6 +116,7 @@ pub struct Aggregates {
     pub replications: Vec<ReplicationRow>,
     pub summary: Vec<SummaryRow>,
     pub monthly: Vec<MonthlyRow>,
+    pub pools_monthly: Vec<PoolMonthlyRow>,
     /// Per strategy: the break-even month (YYYY-MM) of the mean cash-view curves, if any.
     pub break_even_month: Vec<Option<String>>,
 }
@@ -251,12 +254,51 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
             (!months_to.is_nan()).then(|| config.calendar.month_label(months_to as usize - 1))
         })
         .collect();
+    let pools_monthly = pools_monthly(config, units);
     Aggregates {
         replications: rows,
         summary,
         monthly,
+        pools_monthly,
         break_even_month,
     }
+}
+
+/// Per strategy pool and month: means over replications.
+fn pools_monthly(config: &Config, units: &[UnitResult]) -> Vec<PoolMonthlyRow> {
+    let replications = config.replications as usize;
+    let mut rows = Vec::new();
+    for (s, strategy) in config.strategies.iter().enumerate() {
+        let of_strategy = &units[s * replications..(s + 1) * replications];
+        for (sp, &p) in strategy.pools.iter().enumerate() {
+            let pool = &config.pools[p];
+            for m in 0..config.calendar.months() {
+                let mean = |f: fn(&PoolMonth) -> f64| {
+                    of_strategy
+                        .iter()
+                        .map(|u| f(&u.pool_months[sp][m]))
+                        .sum::<f64>()
+                        / replications as f64
+                };
+                let (busy, paid) = (mean(|p| p.gpu_hours_busy), mean(|p| p.gpu_hours_paid));
+                let month_h = config.calendar.month_h(m);
+                rows.push(PoolMonthlyRow {
+                    strategy: strategy.name.clone(),
+                    pool: pool.name.clone(),
+                    pool_type: pool.type_name().to_string(),
+                    month: config.calendar.month_label(m),
+                    gpus_busy: busy / month_h,
+                    gpus_paid: paid / month_h,
+                    gpu_hours_busy: busy,
+                    gpu_hours_paid: paid,
+                    utilization: if paid > 0.0 { busy / paid } else { f64::NAN },
+                    cost: mean(|p| p.cost),
+                    cost_cash: mean(|p| p.cost_cash),
+                });
+            }
+        }
+    }
+    rows
 }
 
 fn summary_row(strategy: &str, metric: &str, e: &Estimate) -> SummaryRow {
