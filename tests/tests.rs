@@ -2,4 +2,5 @@
 //! Statistical tests run in release mode (`cargo test --release`).
 
 mod common;
+mod determinism;
 mod theory;

@@ -110,3 +110,429 @@ pools = ["cluster"]
     let busy = estimate_of(&rows, "mmc", |r| r.gpu_hours_busy / (365.0 * 24.0));
     assert_close(&busy, load, 0.01, "busy servers");
 }
+
+/// Runs a scenario and returns its units' pool rows and replication rows.
+fn run_all(config: &Config) -> runner::RunOutput {
+    let stop = AtomicBool::new(false);
+    runner::run(config, false, &|| {}, &stop).expect("runs")
+}
+
+fn pool_estimate(
+    output: &runner::RunOutput,
+    pool: &str,
+    metric: impl Fn(&fleetsim::records::PoolRow) -> f64,
+) -> Estimate {
+    let values: Vec<f64> =
+        output.units.iter().flat_map(|u| u.pools.iter()).filter(|p| p.pool == pool).map(metric).collect();
+    estimate_at(&values, 0.99)
+}
+
+/// An on-demand pool of 1-GPU nodes, no quota, no delays, released as soon as idle.
+fn instant_cloud(name: &str, kind: &str, price: f64, extra: &str) -> String {
+    format!(
+        r#"
+[[pool]]
+name = "{name}"
+type = "{kind}"
+gpu = "H100"
+gpus_per_node = 1
+price_per_gpu_h = {price}
+{extra}
+"#
+    )
+}
+
+#[test]
+fn burst_share_from_a_full_on_prem_pool_matches_erlang_b() {
+    // A loss system: jobs that find the 10 on-prem GPUs busy burst at once to unlimited
+    // on-demand (burst_after_wait_h = 0). Log-normal service: Erlang B is insensitive to it.
+    let (servers, lambda_per_h, price) = (10, 8.0, 4.0);
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 12
+replications = 40
+seed = 11
+[[workload]]
+name = "jobs"
+arrivals_per_day = {arrivals_per_day}
+gpus = 1
+duration_h = {{ dist = "lognormal", mu = -0.18, sigma = 0.6 }}
+{on_prem}
+{cloud}
+[[strategy]]
+name = "burst"
+pools = ["dgx", "cloud"]
+burst_after_wait_h = 0
+"#,
+        arrivals_per_day = lambda_per_h * 24.0,
+        on_prem = free_on_prem("dgx", servers),
+        cloud = instant_cloud("cloud", "on_demand", price, ""),
+    );
+    let config = config(&text);
+    let mean_service_h = config.workloads[0].duration_h.mean_h();
+    let load = lambda_per_h * mean_service_h;
+    let blocking = erlang_b(servers, load);
+    let rows = rows(&config);
+    let share = estimate_of(&rows, "burst", |r| r.burst_jobs as f64 / r.jobs_arrived as f64);
+    assert_close(&share, blocking, 0.03, "share of jobs bursting");
+    // The cloud is billed for the overflow's work: p a B T (per-second billing adds < 1e-3).
+    let horizon_h = config.horizon_h;
+    let cloud_cost = estimate_of(&rows, "burst", |r| r.cost_on_demand);
+    assert_close(&cloud_cost, price * load * blocking * horizon_h, 0.03, "cloud cost");
+    assert!(rows.iter().all(|r| r.wait_mean_h == 0.0), "nobody waits in a loss system with burst");
+}
+
+#[test]
+fn reserved_plus_on_demand_overflow_costs_k_p_1_minus_d_t_plus_p_a_b_t() {
+    let (k, lambda_per_h, service_h, price, discount) = (6, 4.0, 1.0, 10.0, 0.4);
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 12
+replications = 120
+seed = 12
+[[workload]]
+name = "jobs"
+arrivals_per_day = {arrivals_per_day}
+gpus = 1
+duration_h = {{ dist = "exponential", mean = {service_h} }}
+[[pool]]
+name = "committed"
+type = "reserved"
+gpu = "H100"
+gpus_per_node = 1
+nodes = {k}
+price_per_gpu_h = {price}
+discount = {discount}
+term_months = 12
+{cloud}
+[[strategy]]
+name = "reserved-burst"
+pools = ["committed", "cloud"]
+"#,
+        arrivals_per_day = lambda_per_h * 24.0,
+        cloud = instant_cloud("cloud", "on_demand", price, ""),
+    );
+    let config = config(&text);
+    let horizon_h = config.horizon_h;
+    let load = lambda_per_h * service_h;
+    let rows = rows(&config);
+    // The commitment is exact in every replication.
+    for row in &rows {
+        let committed = f64::from(k) * price * (1.0 - discount) * horizon_h;
+        assert!((row.cost_reserved - committed).abs() < 1e-6 * committed, "{} vs {committed}", row.cost_reserved);
+    }
+    // All the randomness is in the overflow, so that is where the interval must be narrow.
+    let overflow = price * load * erlang_b(k, load) * horizon_h;
+    let cloud = estimate_of(&rows, "reserved-burst", |r| r.cost_on_demand);
+    assert_close(&cloud, overflow, 0.02, "overflow cost");
+    let exact = f64::from(k) * price * (1.0 - discount) * horizon_h + overflow;
+    let total = estimate_of(&rows, "reserved-burst", |r| r.total_cost);
+    assert_close(&total, exact, 0.01, "reserved plus overflow cost");
+}
+
+#[test]
+fn on_prem_cost_follows_the_formula_exactly() {
+    // 3 nodes of 8 GPUs bought in month 2 of 12, amortised over 6 months: capital ends in
+    // month 7. Energy = (idle kW x nodes x hours + (full - idle) kW x busy GPU-h / 8) x PUE x price.
+    let text = r#"
+start = "2027-01-01"
+horizon_months = 12
+replications = 3
+seed = 13
+[[workload]]
+name = "jobs"
+arrivals_per_day = 30
+gpus = { 1 = 0.5, 8 = 0.5 }
+duration_h = { dist = "gamma", mean = 2.0, cv = 1.5 }
+[[pool]]
+name = "dgx"
+type = "on_prem"
+gpu = "H100"
+gpus_per_node = 8
+nodes = 3
+purchase_month = 2
+capex_per_node = 300000
+amortization_months = 6
+residual_fraction = 0.2
+power_kw_per_node = 10
+idle_power_kw_per_node = 2.5
+pue = 1.4
+electricity_per_kwh = 0.25
+opex_per_node_month = 1000
+[[strategy]]
+name = "owned"
+pools = ["dgx"]
+"#;
+    let config = config(text);
+    let calendar = &config.calendar;
+    let owned_h = calendar.horizon_h() - calendar.month_starts_h[2];
+    let output = run_all(&config);
+    for unit in &output.units {
+        let row = &unit.row;
+        let capital = 3.0 * 300_000.0 * 0.8;
+        let energy = (2.5 * 3.0 * owned_h + 7.5 * row.gpu_hours_busy / 8.0) * 1.4 * 0.25;
+        let operations = 3.0 * 1000.0 * 10.0;
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+        assert!(close(row.cost_capital, capital), "{} vs {capital}", row.cost_capital);
+        assert!(close(row.cost_capital_cash, 3.0 * 300_000.0));
+        assert!(close(row.cost_energy, energy), "{} vs {energy}", row.cost_energy);
+        assert!(close(row.cost_operations, operations));
+        assert!(close(row.total_cost, capital + energy + operations));
+        assert!(close(row.total_cost_cash, 900_000.0 + energy + operations));
+        assert!(close(row.gpu_hours_paid, 24.0 * owned_h));
+        assert!(row.gpu_hours_busy > 0.0 && row.gpu_hours_busy <= row.gpu_hours_paid);
+        // Capital falls in months 2..8 only; cash in month 2.
+        for (m, month) in unit.months.iter().enumerate() {
+            let expected = if (2..8).contains(&m) { capital / 6.0 } else { 0.0 };
+            assert!(close(month.cost_capital, expected), "month {m}: {}", month.cost_capital);
+            assert_eq!(month.cost_capital_cash, if m == 2 { 900_000.0 } else { 0.0 });
+        }
+        // Nothing runs before the purchase: jobs queue until month 2.
+        assert_eq!(unit.months[0].gpu_hours_busy + unit.months[1].gpu_hours_busy, 0.0);
+    }
+}
+
+#[test]
+fn checkpointed_jobs_on_spot_finish_as_dalys_formula_says() {
+    // Fixed 10 h jobs checkpoint every 1 h (write 0.1 h), restore 0.2 h, on unlimited spot
+    // 1-GPU nodes preempted every M = 5 h on average. Each segment of L hours takes
+    // M e^(R/M) (e^(L/M) - 1) in expectation: 9 segments of 1.1 h, then the last hour.
+    let (work_h, every_h, write_h, restart_h, mtbf_h): (f64, f64, f64, f64, f64) = (10.0, 1.0, 0.1, 0.2, 5.0);
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 12
+replications = 20
+seed = 21
+[[workload]]
+name = "training"
+arrivals_per_day = 12
+gpus = 1
+duration_h = {work_h}
+checkpoint = {{ every_h = {every_h}, write_h = {write_h}, restart_h = {restart_h} }}
+{spot}
+[[strategy]]
+name = "spot"
+pools = ["spot"]
+"#,
+        spot = instant_cloud("spot", "spot", 1.0, &format!("preemption = {{ mean_h = {mtbf_h} }}")),
+    );
+    let segment_h = |length_h: f64| mtbf_h * (restart_h / mtbf_h).exp() * ((length_h / mtbf_h).exp() - 1.0);
+    let exact_h = 9.0 * segment_h(every_h + write_h) + segment_h(work_h - 9.0 * every_h);
+    let rows = rows(&config(&text));
+    let turnaround = estimate_of(&rows, "spot", |r| r.turnaround_mean_h);
+    assert_close(&turnaround, exact_h, 0.01, "completion time of checkpointed jobs");
+    // Every lost hour is an hour since a checkpoint: lost work is positive but bounded.
+    assert!(rows.iter().all(|r| r.preemptions > 0 && r.lost_gpu_hours > 0.0));
+}
+
+#[test]
+fn without_checkpoints_a_preempted_job_starts_over() {
+    // Restart from zero: a job of W hours on nodes lost every M hours takes M (e^(W/M) - 1).
+    let (work_h, mtbf_h): (f64, f64) = (3.0, 4.0);
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 12
+replications = 20
+seed = 22
+[[workload]]
+name = "jobs"
+arrivals_per_day = 24
+gpus = 1
+duration_h = {work_h}
+{spot}
+[[strategy]]
+name = "spot"
+pools = ["spot"]
+"#,
+        spot = instant_cloud("spot", "spot", 1.0, &format!("preemption = {{ mean_h = {mtbf_h} }}")),
+    );
+    let exact_h = mtbf_h * ((work_h / mtbf_h).exp() - 1.0);
+    let rows = rows(&config(&text));
+    assert_close(&estimate_of(&rows, "spot", |r| r.turnaround_mean_h), exact_h, 0.01, "restart from zero");
+    // Busy time = useful work + lost work (nothing is checkpointed).
+    for row in &rows {
+        let useful = row.gpu_hours_busy - row.lost_gpu_hours;
+        assert!(useful > 0.0 && row.checkpoint_gpu_hours == 0.0, "{row:?}");
+    }
+}
+
+/// Hours of the weekday window 09:00-18:00 inside `months` months from 2027-01-01 (a Friday).
+fn weekday_window_hours(config: &Config) -> f64 {
+    let days = (config.horizon_h / 24.0).round() as u32;
+    (0..days).filter(|day| (4 + day) % 7 < 5).count() as f64 * 9.0
+}
+
+#[test]
+fn calendar_shortfall_sends_the_expected_share_of_jobs_elsewhere() {
+    // During weekday office hours each request to the specialist fails with probability 0.6
+    // and the job goes to the hyperscaler at once. Share served by the specialist:
+    // 1 - 0.6 x (window hours / all hours), for Poisson arrivals.
+    let shortfall = 0.6;
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 12
+replications = 20
+seed = 23
+[[workload]]
+name = "jobs"
+arrivals_per_day = 200
+gpus = 1
+duration_h = {{ dist = "exponential", mean = 0.5 }}
+{specialist}
+{hyperscaler}
+[[strategy]]
+name = "specialist-first"
+pools = ["specialist", "hyperscaler"]
+"#,
+        specialist = instant_cloud(
+            "specialist",
+            "on_demand",
+            2.0,
+            &format!(r#"availability = {{ shortfall = {shortfall}, window = "weekdays 09:00-18:00", retry_h = 0.25 }}"#)
+        ),
+        hyperscaler = instant_cloud("hyperscaler", "on_demand", 4.0, ""),
+    );
+    let config = config(&text);
+    let window_share = weekday_window_hours(&config) / config.horizon_h;
+    let output = run_all(&config);
+    let arrivals: Vec<f64> = output.units.iter().map(|u| u.row.jobs_arrived as f64).collect();
+    let served: Vec<f64> = output
+        .units
+        .iter()
+        .map(|u| u.pools.iter().find(|p| p.pool == "specialist").unwrap().jobs_started as f64)
+        .collect();
+    let share: Vec<f64> = served.iter().zip(&arrivals).map(|(s, a)| s / a).collect();
+    let est = estimate_at(&share, 0.99);
+    assert_close(&est, 1.0 - shortfall * window_share, 0.005, "share served by the specialist");
+    // Every refused request is counted, and refused jobs are the ones the hyperscaler got.
+    let failed = pool_estimate(&output, "specialist", |p| p.failed_requests as f64);
+    let hyperscaler = pool_estimate(&output, "hyperscaler", |p| p.jobs_started as f64);
+    assert_eq!(failed.mean, hyperscaler.mean);
+}
+
+#[test]
+fn random_shortfall_episodes_cover_one_minus_e_to_the_minus_load() {
+    // Episodes start as a Poisson process (4 a month), last 36 h on average and may overlap:
+    // the pool is constrained while at least one runs, a share 1 - exp(-rate x mean length)
+    // of the time (M/G/inf). With shortfall 1, that share of jobs goes elsewhere.
+    let (per_month, mean_h) = (4.0, 36.0);
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 24
+replications = 120
+seed = 24
+[[workload]]
+name = "jobs"
+arrivals_per_day = 50
+gpus = 1
+duration_h = 0.25
+{specialist}
+{hyperscaler}
+[[strategy]]
+name = "specialist-first"
+pools = ["specialist", "hyperscaler"]
+"#,
+        specialist = instant_cloud(
+            "specialist",
+            "on_demand",
+            2.0,
+            &format!("availability = {{ shortfall = 1.0, episodes_per_month = {per_month}, episode_mean_h = {mean_h} }}")
+        ),
+        hyperscaler = instant_cloud("hyperscaler", "on_demand", 4.0, ""),
+    );
+    let config = config(&text);
+    let rate_per_h = per_month / config.calendar.month_mean_h();
+    let constrained = 1.0 - (-rate_per_h * mean_h).exp();
+    let output = run_all(&config);
+    let share: Vec<f64> = output
+        .units
+        .iter()
+        .map(|u| u.pools.iter().find(|p| p.pool == "hyperscaler").unwrap().jobs_started as f64 / u.row.jobs_arrived as f64)
+        .collect();
+    assert_close(&estimate_at(&share, 0.99), constrained, 0.05, "share of jobs in an episode");
+}
+
+#[test]
+fn spot_preemptions_and_waves_take_the_expected_nodes() {
+    // 50 spot nodes stay busy all year (a quota of 50 and a queue of endless jobs refilling
+    // every lost node at once). Individual preemptions: 50 x T / mean_h. Waves: 2 a month,
+    // each taking 30 % of the nodes: 0.3 x 50 x 2 x 12 in expectation.
+    let (nodes, mean_h, waves_per_month, fraction) = (50, 500.0, 2.0, 0.3);
+    let spot = |waves: f64| {
+        format!(
+            r#"
+start = "2027-01-01"
+horizon_months = 12
+replications = 40
+seed = 25
+[[workload]]
+name = "endless"
+arrivals_per_day = 200
+gpus = 1
+duration_h = 100000
+{spot}
+[[strategy]]
+name = "spot"
+pools = ["spot"]
+"#,
+            spot = instant_cloud(
+                "spot",
+                "spot",
+                1.0,
+                &format!(
+                    "max_nodes = {nodes}\npreemption = {{ mean_h = {mean_h}, waves_per_month = {waves}, wave_fraction = {fraction} }}"
+                )
+            ),
+        )
+    };
+    let config_individual = config(&spot(0.0));
+    let horizon_h = config_individual.horizon_h;
+    let individual = run_all(&config_individual);
+    let preempted = pool_estimate(&individual, "spot", |p| p.nodes_preempted as f64);
+    assert_close(&preempted, f64::from(nodes) * horizon_h / mean_h, 0.05, "individual preemptions");
+
+    let with_waves = run_all(&config(&spot(waves_per_month)));
+    let preempted = pool_estimate(&with_waves, "spot", |p| p.nodes_preempted as f64);
+    let expected = f64::from(nodes) * horizon_h / mean_h + fraction * f64::from(nodes) * waves_per_month * 12.0;
+    assert_close(&preempted, expected, 0.05, "preemptions with waves");
+    // Each preempted node interrupted exactly one job (one job per 1-GPU node).
+    for unit in &with_waves.units {
+        assert_eq!(unit.pools[0].preemptions, unit.pools[0].nodes_preempted);
+    }
+}
+
+#[test]
+fn failing_nodes_are_down_repair_over_mtbf_plus_repair_of_the_time() {
+    let (nodes, mtbf_h, repair_h) = (200, 300.0, 20.0);
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 24
+replications = 10
+seed = 26
+[[workload]]
+name = "jobs"
+arrivals_per_day = 1
+gpus = 1
+duration_h = 1
+{pool}failures = {{ mtbf_h = {mtbf_h}, repair_h = {repair_h} }}
+[[strategy]]
+name = "owned"
+pools = ["dgx"]
+"#,
+        pool = free_on_prem("dgx", nodes),
+    );
+    let config = config(&text);
+    let capacity_h = f64::from(nodes) * config.horizon_h;
+    let output = run_all(&config);
+    let down = pool_estimate(&output, "dgx", |p| p.gpu_hours_down / capacity_h);
+    assert_close(&down, repair_h / (mtbf_h + repair_h), 0.02, "share of node-hours under repair");
+    let failures = pool_estimate(&output, "dgx", |p| p.node_failures as f64);
+    assert_close(&failures, capacity_h / (mtbf_h + repair_h), 0.02, "failures");
+}
