@@ -4,3 +4,4 @@
 mod common;
 mod determinism;
 mod theory;
+mod worked;

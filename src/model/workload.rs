@@ -27,6 +27,9 @@ pub struct ArrivalClock {
     /// Calendar month of `at_h` and its growth multiplier, kept in step with `at_h`.
     month: usize,
     month_factor: f64,
+    /// Listed arrival times, if the workload gives them, and how many were used.
+    listed_h: Vec<f64>,
+    next_listed: usize,
 }
 
 impl ArrivalClock {
@@ -41,6 +44,8 @@ impl ArrivalClock {
             at_h: 0.0,
             month: 0,
             month_factor: 1.0,
+            listed_h: profile.times_h.clone(),
+            next_listed: 0,
         }
     }
 
@@ -73,6 +78,11 @@ impl ArrivalClock {
 
     /// Draws the next arrival time, or `None` when it would fall after `horizon_h`.
     pub fn next(&mut self, rng: &mut SimRng, calendar: &Calendar, horizon_h: f64) -> Option<f64> {
+        if !self.listed_h.is_empty() {
+            let at_h = self.listed_h.get(self.next_listed).copied().filter(|t| *t < horizon_h);
+            self.next_listed += 1;
+            return at_h;
+        }
         let mut budget: f64 = rng.sample(Exp1);
         let mut at_h = self.at_h;
         // Each loop step ends a piece of constant rate; pieces are at least minutes long, so
@@ -168,6 +178,7 @@ mod tests {
             daily: [1.0; 24],
             weekly: [1.0; 7],
             growth_per_month: 0.0,
+            times_h: Vec::new(),
         }
     }
 

@@ -98,6 +98,7 @@ mod tests {
                 daily: [1.0; 24],
                 weekly: [1.0; 7],
                 growth_per_month: 0.0,
+                times_h: Vec::new(),
             },
             gpus: GpuMix::fixed(1),
             duration_h: DurationDist::Fixed { value_h: 1.0 },

@@ -346,6 +346,7 @@ pub fn check(
             &gpu_types,
             &offered,
             &file.gpu_speed,
+            horizon_h,
         ) {
             workloads.push(w);
         }
@@ -935,14 +936,36 @@ fn check_workload(
     gpu_types: &[String],
     offered: &BTreeSet<String>,
     speeds: &BTreeMap<String, f64>,
+    horizon_h: f64,
 ) -> Option<Workload> {
     let f = |name: &str| format!("{at}.{name}");
-    let arrivals_per_day = c.required(
-        w.arrivals_per_day,
-        &f("arrivals_per_day"),
-        "mean jobs per day, e.g. 40",
-    );
-    let arrivals_per_day = arrivals_per_day.map(|a| c.positive(a, &f("arrivals_per_day")));
+    let times_h = w.arrival_times_h.clone().unwrap_or_default();
+    let arrivals_per_day = match (&w.arrival_times_h, w.arrivals_per_day) {
+        (Some(_), Some(_)) => {
+            c.push(&f("arrival_times_h"), "takes the place of arrivals_per_day; give one or the other");
+            None
+        }
+        (Some(times), None) => {
+            if times.is_empty() {
+                c.push(&f("arrival_times_h"), "must list at least one arrival time (hours since start)");
+            }
+            for t in times {
+                c.non_negative(*t, &f("arrival_times_h"));
+            }
+            if times.windows(2).any(|pair| pair[1] < pair[0]) {
+                c.push(&f("arrival_times_h"), "must be in increasing order");
+            }
+            // For load estimates only: the listed jobs spread over the horizon.
+            Some(times.len() as f64 / (horizon_h / 24.0))
+        }
+        (None, arrivals_per_day) => c
+            .required(
+                arrivals_per_day,
+                &f("arrivals_per_day"),
+                "mean jobs per day, e.g. 40 (or arrival_times_h, a list of hours)",
+            )
+            .map(|a| c.positive(a, &f("arrivals_per_day"))),
+    };
     let daily = match &w.daily_profile {
         None => [1.0; 24],
         Some(value) => daily_profile(c, value, &f("daily_profile")),
@@ -1099,6 +1122,7 @@ fn check_workload(
             daily,
             weekly,
             growth_per_month: growth,
+            times_h,
         },
         gpus: gpus?,
         duration_h: duration?,

@@ -58,6 +58,9 @@ pub struct ArrivalProfile {
     pub weekly: [f64; 7],
     /// Compounded growth of the rate per calendar month.
     pub growth_per_month: f64,
+    /// When not empty: exactly these arrival times, hours (the rate fields then only
+    /// describe the mean for estimates).
+    pub times_h: Vec<f64>,
 }
 
 impl ArrivalProfile {

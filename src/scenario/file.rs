@@ -47,7 +47,12 @@ pub struct ScenarioFile {
 #[serde(deny_unknown_fields)]
 pub struct WorkloadFile {
     pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals_per_day: Option<f64>,
+    /// Exact arrival times, hours since start, the same in every replication (instead of
+    /// `arrivals_per_day`): for replaying a known list of jobs and for worked examples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival_times_h: Option<Vec<f64>>,
     /// "flat", "office-hours", or 24 multipliers (normalised to mean 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub daily_profile: Option<Value>,
