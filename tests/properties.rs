@@ -1,0 +1,185 @@
+//! Properties that hold for every scenario: conservation of jobs, busy within paid, time
+//! running forward for every job, and the same seed giving the same rows.
+
+use std::sync::atomic::AtomicBool;
+
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+
+use fleetsim::runner;
+
+use crate::common::config;
+
+/// A small random fleet: one workload mix, up to three pools, two strategies.
+#[derive(Debug, Clone)]
+struct Fleet {
+    seed: u64,
+    arrivals_per_day: f64,
+    gang: u32,
+    duration_mean_h: f64,
+    checkpoint: bool,
+    gpus_per_node: u32,
+    on_prem_nodes: u32,
+    failures: bool,
+    spot_mean_h: f64,
+    waves: f64,
+    shortfall: f64,
+    provisioning_h: f64,
+    idle_timeout_h: f64,
+    max_nodes: u32,
+    burst_h: f64,
+    queue: &'static str,
+}
+
+fn fleet() -> impl Strategy<Value = Fleet> {
+    (
+        (any::<u64>(), 1.0..200.0f64, prop_oneof![Just(2u32), Just(8), Just(16)], 0.05..20.0f64, any::<bool>()),
+        (prop_oneof![Just(1u32), Just(4), Just(8)], 0u32..6, any::<bool>(), 0.5..100.0f64, 0.0..4.0f64),
+        (0.0..1.0f64, 0.0..0.5f64, 0.0..1.0f64, 1u32..20, 0.0..5.0f64, prop_oneof![Just("fifo"), Just("backfill"), Just("priority")]),
+    )
+        .prop_map(|(a, b, c)| Fleet {
+            seed: a.0,
+            arrivals_per_day: a.1,
+            gang: a.2,
+            duration_mean_h: a.3,
+            checkpoint: a.4,
+            gpus_per_node: b.0,
+            on_prem_nodes: b.1,
+            failures: b.2,
+            spot_mean_h: b.3,
+            waves: b.4,
+            shortfall: c.0,
+            provisioning_h: c.1,
+            idle_timeout_h: c.2,
+            max_nodes: c.3,
+            burst_h: c.4,
+            queue: c.5,
+        })
+}
+
+fn scenario(f: &Fleet) -> String {
+    let checkpoint = if f.checkpoint {
+        "checkpoint = { every_h = \"auto\", write_h = 0.05, restart_h = 0.1 }"
+    } else {
+        ""
+    };
+    let failures = if f.failures { "failures = { mtbf_h = 200, repair_h = 12 }" } else { "" };
+    // Gangs larger than the spot quota can still use on-demand (unlimited).
+    format!(
+        r#"
+start = "2027-03-01"
+horizon_months = 1
+replications = 1
+seed = {seed}
+[[workload]]
+name = "mix"
+arrivals_per_day = {arrivals}
+daily_profile = "office-hours"
+gpus = {{ 1 = 0.5, {gang} = 0.5 }}
+duration_h = {{ dist = "gamma", mean = {duration}, cv = 1.3 }}
+{checkpoint}
+[[workload]]
+name = "urgent"
+arrivals_per_day = 5
+gpus = 1
+duration_h = {{ dist = "exponential", mean = 1.0 }}
+deadline_h = 4
+priority = 2
+[[pool]]
+name = "dgx"
+type = "on_prem"
+gpu = "H100"
+gpus_per_node = {gpn}
+nodes = {nodes}
+capex_per_node = 100000
+amortization_months = 36
+power_kw_per_node = 5
+idle_power_kw_per_node = 1
+pue = 1.2
+electricity_per_kwh = 0.2
+opex_per_node_month = 500
+{failures}
+[[pool]]
+name = "spot"
+type = "spot"
+gpu = "H100"
+gpus_per_node = {gpn}
+price_per_gpu_h = 2
+max_nodes = {max_nodes}
+provisioning_h = {provisioning}
+idle_timeout_h = {idle}
+billing_minimum_s = 60
+preemption = {{ mean_h = {spot_mean}, waves_per_month = {waves}, wave_fraction = 0.5 }}
+availability = {{ shortfall = {shortfall}, window = "weekdays 09:00-18:00", retry_h = 0.5 }}
+[[pool]]
+name = "cloud"
+type = "on_demand"
+gpu = "H100"
+gpus_per_node = {gpn}
+price_per_gpu_h = 6
+provisioning_h = {provisioning}
+idle_timeout_h = {idle}
+billing_increment_s = 60
+[[strategy]]
+name = "hybrid"
+pools = ["dgx", "spot", "cloud"]
+burst_after_wait_h = {burst}
+queue = "{queue}"
+spot_fallback_after = 2
+[[strategy]]
+name = "cloud"
+pools = ["cloud"]
+queue = "{queue}"
+"#,
+        seed = f.seed % (1 << 62),
+        arrivals = f.arrivals_per_day,
+        gang = f.gang,
+        duration = f.duration_mean_h,
+        gpn = f.gpus_per_node,
+        nodes = f.on_prem_nodes,
+        max_nodes = f.max_nodes,
+        provisioning = f.provisioning_h,
+        idle = f.idle_timeout_h,
+        spot_mean = f.spot_mean_h,
+        waves = f.waves,
+        shortfall = f.shortfall,
+        burst = f.burst_h,
+        queue = f.queue,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 64,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/proptest-regressions/properties.txt"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn jobs_are_conserved_and_time_runs_forward(f in fleet()) {
+        let config = config(&scenario(&f));
+        let stop = AtomicBool::new(false);
+        let output = runner::run(&config, true, &|| {}, &stop).unwrap();
+        for unit in &output.units {
+            let row = &unit.row;
+            prop_assert_eq!(row.jobs_arrived, row.jobs_completed + row.jobs_unfinished);
+            prop_assert!(row.gpu_hours_busy <= row.gpu_hours_paid * (1.0 + 1e-9) + 1e-9, "{:?}", row);
+            prop_assert!(row.lost_gpu_hours + row.checkpoint_gpu_hours <= row.gpu_hours_busy * (1.0 + 1e-9) + 1e-9);
+            prop_assert!(row.total_cost >= 0.0 && row.total_cost_cash >= 0.0);
+            for pool in &unit.pools {
+                prop_assert!(pool.gpu_hours_busy <= pool.gpu_hours_paid * (1.0 + 1e-9) + 1e-9, "{:?}", pool);
+            }
+            let month_busy: f64 = unit.months.iter().map(|m| m.gpu_hours_busy).sum();
+            prop_assert!((month_busy - row.gpu_hours_busy).abs() <= 1e-6 * row.gpu_hours_busy.max(1.0));
+            for job in &unit.jobs {
+                prop_assert!(job.start_h.is_nan() || job.start_h >= job.arrival_h, "{:?}", job);
+                prop_assert!(job.end_h.is_nan() || job.end_h >= job.start_h, "{:?}", job);
+            }
+        }
+        // The same seed gives the same rows.
+        let again = runner::run(&config, false, &|| {}, &stop).unwrap();
+        for (a, b) in output.units.iter().zip(&again.units) {
+            prop_assert_eq!(format!("{:?}", a.row), format!("{:?}", b.row));
+        }
+    }
+}
