@@ -297,3 +297,37 @@ burst_after_wait_h = {burst}
     assert_eq!(job(&units[0], 1).start_h, 11.0);
     assert_eq!(units[0].row.burst_jobs, 0);
 }
+
+#[test]
+fn a_strategy_without_checkpointing_equals_workloads_without_checkpoints() {
+    let text = |checkpoint: &str, checkpointing: &str| {
+        format!(
+            r#"
+[[workload]]
+name = "training"
+arrivals_per_day = 20
+gpus = 1
+duration_h = {{ dist = "exponential", mean = 6.0 }}
+{checkpoint}
+[[pool]]
+name = "spot"
+type = "spot"
+gpu = "H100"
+gpus_per_node = 1
+price_per_gpu_h = 2
+preemption = {{ mean_h = 8 }}
+[[strategy]]
+name = "s"
+pools = ["spot"]
+checkpointing = {checkpointing}
+"#
+        )
+    };
+    let with = "checkpoint = { every_h = 1, write_h = 0.1, restart_h = 0.2 }";
+    let off = run(&text(with, "false"));
+    let none = run(&text("", "true"));
+    let on = run(&text(with, "true"));
+    assert_eq!(format!("{:?}", off[0].row), format!("{:?}", none[0].row));
+    assert!(on[0].row.checkpoint_gpu_hours > 0.0 && off[0].row.checkpoint_gpu_hours == 0.0);
+    assert!(on[0].row.lost_gpu_hours < off[0].row.lost_gpu_hours);
+}

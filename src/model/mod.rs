@@ -656,7 +656,8 @@ impl<'c> FleetSim<'c> {
         let w = job.workload as usize;
         let workload = &config.workloads[w];
         let slowdown = state.slowdown[w];
-        let restore_h = match &workload.checkpoint {
+        let checkpoint = workload.checkpoint.as_ref().filter(|_| self.strategy.checkpointing);
+        let restore_h = match checkpoint {
             Some(checkpoint) if job.needs_restore => checkpoint.restart_h,
             _ => 0.0,
         };
@@ -665,11 +666,8 @@ impl<'c> FleetSim<'c> {
         job.plan = RunPlan {
             restore_h,
             work_h: job.remaining_ref_h * slowdown,
-            every_h: workload
-                .checkpoint
-                .as_ref()
-                .map_or(f64::INFINITY, |c| c.interval_h(gang_mtbf_h)),
-            write_h: workload.checkpoint.as_ref().map_or(0.0, |c| c.write_h),
+            every_h: checkpoint.map_or(f64::INFINITY, |c| c.interval_h(gang_mtbf_h)),
+            write_h: checkpoint.map_or(0.0, |c| c.write_h),
         };
         job.run = job.run.wrapping_add(1);
         job.pool = sp as u16;
@@ -793,7 +791,8 @@ impl<'c> FleetSim<'c> {
         self.totals.lost_gpu_h += gpus_f * outcome.lost_h;
         self.totals.checkpoint_gpu_h += gpus_f * outcome.checkpoint_h;
         self.free_alloc(slot, sim);
-        let has_checkpoint = self.config.workloads[workload].checkpoint.is_some();
+        let has_checkpoint =
+            self.strategy.checkpointing && self.config.workloads[workload].checkpoint.is_some();
         let job = &mut self.jobs[slot as usize];
         job.remaining_ref_h = (job.remaining_ref_h - outcome.saved_work_h / slowdown).max(0.0);
         job.lost_gpu_h += gpus_f * outcome.lost_h;

@@ -121,6 +121,7 @@ mod tests {
             spot_fallback_after: Some(2),
             mixed_precision: false,
             deadline_jobs_off_spot: true,
+            checkpointing: true,
         }
     }
 

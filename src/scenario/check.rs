@@ -1561,6 +1561,7 @@ fn check_strategy(
     resolved.queue = Some(s.queue.unwrap_or(QueueFile::Fifo));
     resolved.mixed_precision = Some(s.mixed_precision.unwrap_or(false));
     resolved.deadline_jobs_off_spot = Some(s.deadline_jobs_off_spot.unwrap_or(false));
+    resolved.checkpointing = Some(s.checkpointing.unwrap_or(true));
     Some(Strategy {
         name: s.name.clone(),
         pools,
@@ -1569,6 +1570,7 @@ fn check_strategy(
         spot_fallback_after,
         mixed_precision: s.mixed_precision.unwrap_or(false),
         deadline_jobs_off_spot: s.deadline_jobs_off_spot.unwrap_or(false),
+        checkpointing: s.checkpointing.unwrap_or(true),
     })
 }
 

@@ -346,4 +346,7 @@ pub struct Strategy {
     pub mixed_precision: bool,
     /// Jobs of workloads with a deadline never use spot pools.
     pub deadline_jobs_off_spot: bool,
+    /// Workloads checkpoint as their `checkpoint` section says (false: nobody checkpoints,
+    /// an interrupted job restarts from zero).
+    pub checkpointing: bool,
 }

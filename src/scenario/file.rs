@@ -226,4 +226,7 @@ pub struct StrategyFile {
     pub mixed_precision: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline_jobs_off_spot: Option<bool>,
+    /// false: ignore the workloads' checkpoint sections (interrupted jobs restart from zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpointing: Option<bool>,
 }
