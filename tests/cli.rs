@@ -11,12 +11,30 @@ fn the_default_run_prints_a_comparison_and_writes_every_file() {
     let stdout = String::from_utf8_lossy(&run.stdout);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{stderr}");
-    for strategy in ["cloud-on-demand", "reserved-burst", "hybrid-dgx-on-demand", "hybrid-dgx-spot"] {
+    for strategy in [
+        "cloud-on-demand",
+        "reserved-burst",
+        "hybrid-dgx-on-demand",
+        "hybrid-dgx-spot",
+    ] {
         assert!(stdout.contains(strategy), "{stdout}");
     }
-    assert!(stdout.contains("baseline") && stdout.contains("break-even"), "{stdout}");
-    assert!(stdout.contains("try --replications 30"), "few replications earn a hint: {stdout}");
-    for file in ["summary.csv", "replications.csv", "pools.csv", "monthly.csv", "pools_monthly.csv", "run.json"] {
+    assert!(
+        stdout.contains("baseline") && stdout.contains("break-even"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("try --replications 30"),
+        "few replications earn a hint: {stdout}"
+    );
+    for file in [
+        "summary.csv",
+        "replications.csv",
+        "pools.csv",
+        "monthly.csv",
+        "pools_monthly.csv",
+        "run.json",
+    ] {
         assert!(out.join(file).is_file(), "{file} missing; {stderr}");
     }
     assert!(!out.join("jobs.csv").exists(), "jobs.csv only with --trace");
@@ -28,8 +46,18 @@ fn the_default_run_prints_a_comparison_and_writes_every_file() {
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 
     // The columns DESIGN.md promises, in its order.
-    let header = |file: &str| std::fs::read_to_string(out.join(file)).unwrap().lines().next().unwrap().to_string();
-    assert!(header("summary.csv").starts_with("strategy,metric,mean,std,ci95_low,ci95_high,p5,p50,p95,n"));
+    let header = |file: &str| {
+        std::fs::read_to_string(out.join(file))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        header("summary.csv")
+            .starts_with("strategy,metric,mean,std,ci95_low,ci95_high,p5,p50,p95,n")
+    );
     assert!(header("replications.csv").starts_with(
         "strategy,replication,total_cost,total_cost_cash,jobs_arrived,jobs_completed,jobs_unfinished,\
          wait_mean_h,wait_p95_h,turnaround_mean_h,gpu_hours_busy,gpu_hours_paid,utilization,preemptions,\
@@ -39,17 +67,36 @@ fn the_default_run_prints_a_comparison_and_writes_every_file() {
         "strategy,replication,pool,type,gpu_hours_busy,gpu_hours_paid,cost,cost_cash,utilization,jobs_started,preemptions,failed_requests"
     ));
     let monthly = header("monthly.csv");
-    for column in ["strategy", "month", "cost", "cost_cash", "cumulative_cost", "cumulative_cost_cash", "gpu_hours_busy", "gpu_hours_paid", "utilization", "jobs_completed", "wait_mean_h"] {
-        assert!(monthly.split(',').any(|c| c == column), "monthly.csv lacks {column}: {monthly}");
+    for column in [
+        "strategy",
+        "month",
+        "cost",
+        "cost_cash",
+        "cumulative_cost",
+        "cumulative_cost_cash",
+        "gpu_hours_busy",
+        "gpu_hours_paid",
+        "utilization",
+        "jobs_completed",
+        "wait_mean_h",
+    ] {
+        assert!(
+            monthly.split(',').any(|c| c == column),
+            "monthly.csv lacks {column}: {monthly}"
+        );
     }
     let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(summary.contains("hybrid-dgx-spot,total_cost_vs_baseline,"));
-    let run_json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let run_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(run_json["scenario_name"], "hybrid-vs-cloud");
     assert_eq!(run_json["replications"], 3);
     assert_eq!(run_json["seed"], 42);
     assert!(run_json["events_simulated"].as_u64().unwrap() > 0);
-    assert_eq!(run_json["scenario"]["pool"][0]["idle_power_kw_per_node"], 3.0, "resolved scenario");
+    assert_eq!(
+        run_json["scenario"]["pool"][0]["idle_power_kw_per_node"], 3.0,
+        "resolved scenario"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -65,11 +112,33 @@ fn every_shipped_scenario_validates_and_runs() {
         seen += 1;
         let path = path.to_str().unwrap();
         let validate = fleetsim(&["validate", path]);
-        assert_eq!(validate.status.code(), Some(0), "{path}: {}", String::from_utf8_lossy(&validate.stderr));
-        assert!(validate.stderr.is_empty(), "{path} warns: {}", String::from_utf8_lossy(&validate.stderr));
+        assert_eq!(
+            validate.status.code(),
+            Some(0),
+            "{path}: {}",
+            String::from_utf8_lossy(&validate.stderr)
+        );
+        assert!(
+            validate.stderr.is_empty(),
+            "{path} warns: {}",
+            String::from_utf8_lossy(&validate.stderr)
+        );
         let out = dir.join(seen.to_string());
-        let run = fleetsim(&["run", path, "--replications", "2", "--quiet", "--out", out.to_str().unwrap()]);
-        assert_eq!(run.status.code(), Some(0), "{path}: {}", String::from_utf8_lossy(&run.stderr));
+        let run = fleetsim(&[
+            "run",
+            path,
+            "--replications",
+            "2",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{path}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
     }
     assert!(seen >= 5, "the five documented scenarios");
     std::fs::remove_dir_all(dir).unwrap();
@@ -85,13 +154,31 @@ fn the_built_in_default_is_the_shipped_file() {
 fn a_bad_scenario_names_the_file_line_and_field() {
     let dir = temp_dir("bad");
     let path = dir.join("bad.toml");
-    let text = fleetsim::scenario::DEFAULT_SCENARIO.replace("nodes = 4\ncapex_per_node", "nodes = 4\ncapex_per_node = -5\n#");
+    let text = fleetsim::scenario::DEFAULT_SCENARIO.replace(
+        "nodes = 4\ncapex_per_node",
+        "nodes = 4\ncapex_per_node = -5\n#",
+    );
     std::fs::write(&path, text).unwrap();
-    let out = fleetsim(&["run", path.to_str().unwrap(), "--out", dir.join("out").to_str().unwrap()]);
+    let out = fleetsim(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("bad.toml") && stderr.contains("`pool.dgx.capex_per_node`"), "{stderr}");
-    assert!(stderr.contains("line 66: `pool.dgx.capex_per_node` must be a number of at least 0, got -5"), "{stderr}");
-    assert!(!dir.join("out").exists(), "no output for a refused scenario");
+    assert!(
+        stderr.contains("bad.toml") && stderr.contains("`pool.dgx.capex_per_node`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .contains("line 66: `pool.dgx.capex_per_node` must be a number of at least 0, got -5"),
+        "{stderr}"
+    );
+    assert!(
+        !dir.join("out").exists(),
+        "no output for a refused scenario"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -29,10 +29,22 @@ fn output_files_are_byte_identical_on_one_and_two_threads() {
             "--out",
             out.to_str().unwrap(),
         ]);
-        assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
         outputs.push(out);
     }
-    for file in ["summary.csv", "replications.csv", "pools.csv", "monthly.csv", "pools_monthly.csv", "jobs.csv"] {
+    for file in [
+        "summary.csv",
+        "replications.csv",
+        "pools.csv",
+        "monthly.csv",
+        "pools_monthly.csv",
+        "jobs.csv",
+    ] {
         let one = std::fs::read(outputs[0].join(file)).unwrap();
         let two = std::fs::read(outputs[1].join(file)).unwrap();
         assert!(one == two, "{file} differs between 1 and 2 threads");
@@ -72,7 +84,11 @@ fn every_strategy_sees_the_same_job_stream() {
     let stop = AtomicBool::new(false);
     let output = runner::run(&loaded.config, true, &|| {}, &stop).unwrap();
     let stream = |s: usize| -> Vec<(u64, String, u32, u64)> {
-        output.units[s].jobs.iter().map(|j| (j.job, j.workload.clone(), j.gpus, j.arrival_h.to_bits())).collect()
+        output.units[s]
+            .jobs
+            .iter()
+            .map(|j| (j.job, j.workload.clone(), j.gpus, j.arrival_h.to_bits()))
+            .collect()
     };
     let first = stream(0);
     assert!(first.len() > 10_000);

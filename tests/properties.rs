@@ -33,9 +33,28 @@ struct Fleet {
 
 fn fleet() -> impl Strategy<Value = Fleet> {
     (
-        (any::<u64>(), 1.0..200.0f64, prop_oneof![Just(2u32), Just(8), Just(16)], 0.05..20.0f64, any::<bool>()),
-        (prop_oneof![Just(1u32), Just(4), Just(8)], 0u32..6, any::<bool>(), 0.5..100.0f64, 0.0..4.0f64),
-        (0.0..1.0f64, 0.0..0.5f64, 0.0..1.0f64, 1u32..20, 0.0..5.0f64, prop_oneof![Just("fifo"), Just("backfill"), Just("priority")]),
+        (
+            any::<u64>(),
+            1.0..200.0f64,
+            prop_oneof![Just(2u32), Just(8), Just(16)],
+            0.05..20.0f64,
+            any::<bool>(),
+        ),
+        (
+            prop_oneof![Just(1u32), Just(4), Just(8)],
+            0u32..6,
+            any::<bool>(),
+            0.5..100.0f64,
+            0.0..4.0f64,
+        ),
+        (
+            0.0..1.0f64,
+            0.0..0.5f64,
+            0.0..1.0f64,
+            1u32..20,
+            0.0..5.0f64,
+            prop_oneof![Just("fifo"), Just("backfill"), Just("priority")],
+        ),
     )
         .prop_map(|(a, b, c)| Fleet {
             seed: a.0,
@@ -63,7 +82,11 @@ fn scenario(f: &Fleet) -> String {
     } else {
         ""
     };
-    let failures = if f.failures { "failures = { mtbf_h = 200, repair_h = 12 }" } else { "" };
+    let failures = if f.failures {
+        "failures = { mtbf_h = 200, repair_h = 12 }"
+    } else {
+        ""
+    };
     // Gangs larger than the spot quota can still use on-demand (unlimited).
     format!(
         r#"

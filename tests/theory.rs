@@ -122,8 +122,13 @@ fn pool_estimate(
     pool: &str,
     metric: impl Fn(&fleetsim::records::PoolRow) -> f64,
 ) -> Estimate {
-    let values: Vec<f64> =
-        output.units.iter().flat_map(|u| u.pools.iter()).filter(|p| p.pool == pool).map(metric).collect();
+    let values: Vec<f64> = output
+        .units
+        .iter()
+        .flat_map(|u| u.pools.iter())
+        .filter(|p| p.pool == pool)
+        .map(metric)
+        .collect();
     estimate_at(&values, 0.99)
 }
 
@@ -174,13 +179,23 @@ burst_after_wait_h = 0
     let load = lambda_per_h * mean_service_h;
     let blocking = erlang_b(servers, load);
     let rows = rows(&config);
-    let share = estimate_of(&rows, "burst", |r| r.burst_jobs as f64 / r.jobs_arrived as f64);
+    let share = estimate_of(&rows, "burst", |r| {
+        r.burst_jobs as f64 / r.jobs_arrived as f64
+    });
     assert_close(&share, blocking, 0.03, "share of jobs bursting");
     // The cloud is billed for the overflow's work: p a B T (per-second billing adds < 1e-3).
     let horizon_h = config.horizon_h;
     let cloud_cost = estimate_of(&rows, "burst", |r| r.cost_on_demand);
-    assert_close(&cloud_cost, price * load * blocking * horizon_h, 0.03, "cloud cost");
-    assert!(rows.iter().all(|r| r.wait_mean_h == 0.0), "nobody waits in a loss system with burst");
+    assert_close(
+        &cloud_cost,
+        price * load * blocking * horizon_h,
+        0.03,
+        "cloud cost",
+    );
+    assert!(
+        rows.iter().all(|r| r.wait_mean_h == 0.0),
+        "nobody waits in a loss system with burst"
+    );
 }
 
 #[test]
@@ -221,7 +236,11 @@ pools = ["committed", "cloud"]
     // The commitment is exact in every replication.
     for row in &rows {
         let committed = f64::from(k) * price * (1.0 - discount) * horizon_h;
-        assert!((row.cost_reserved - committed).abs() < 1e-6 * committed, "{} vs {committed}", row.cost_reserved);
+        assert!(
+            (row.cost_reserved - committed).abs() < 1e-6 * committed,
+            "{} vs {committed}",
+            row.cost_reserved
+        );
     }
     // All the randomness is in the overflow, so that is where the interval must be narrow.
     let overflow = price * load * erlang_b(k, load) * horizon_h;
@@ -275,9 +294,17 @@ pools = ["dgx"]
         let energy = (2.5 * 3.0 * owned_h + 7.5 * row.gpu_hours_busy / 8.0) * 1.4 * 0.25;
         let operations = 3.0 * 1000.0 * 10.0;
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
-        assert!(close(row.cost_capital, capital), "{} vs {capital}", row.cost_capital);
+        assert!(
+            close(row.cost_capital, capital),
+            "{} vs {capital}",
+            row.cost_capital
+        );
         assert!(close(row.cost_capital_cash, 3.0 * 300_000.0));
-        assert!(close(row.cost_energy, energy), "{} vs {energy}", row.cost_energy);
+        assert!(
+            close(row.cost_energy, energy),
+            "{} vs {energy}",
+            row.cost_energy
+        );
         assert!(close(row.cost_operations, operations));
         assert!(close(row.total_cost, capital + energy + operations));
         assert!(close(row.total_cost_cash, 900_000.0 + energy + operations));
@@ -285,12 +312,26 @@ pools = ["dgx"]
         assert!(row.gpu_hours_busy > 0.0 && row.gpu_hours_busy <= row.gpu_hours_paid);
         // Capital falls in months 2..8 only; cash in month 2.
         for (m, month) in unit.months.iter().enumerate() {
-            let expected = if (2..8).contains(&m) { capital / 6.0 } else { 0.0 };
-            assert!(close(month.cost_capital, expected), "month {m}: {}", month.cost_capital);
-            assert_eq!(month.cost_capital_cash, if m == 2 { 900_000.0 } else { 0.0 });
+            let expected = if (2..8).contains(&m) {
+                capital / 6.0
+            } else {
+                0.0
+            };
+            assert!(
+                close(month.cost_capital, expected),
+                "month {m}: {}",
+                month.cost_capital
+            );
+            assert_eq!(
+                month.cost_capital_cash,
+                if m == 2 { 900_000.0 } else { 0.0 }
+            );
         }
         // Nothing runs before the purchase: jobs queue until month 2.
-        assert_eq!(unit.months[0].gpu_hours_busy + unit.months[1].gpu_hours_busy, 0.0);
+        assert_eq!(
+            unit.months[0].gpu_hours_busy + unit.months[1].gpu_hours_busy,
+            0.0
+        );
     }
 }
 
@@ -299,7 +340,8 @@ fn checkpointed_jobs_on_spot_finish_as_dalys_formula_says() {
     // Fixed 10 h jobs checkpoint every 1 h (write 0.1 h), restore 0.2 h, on unlimited spot
     // 1-GPU nodes preempted every M = 5 h on average. Each segment of L hours takes
     // M e^(R/M) (e^(L/M) - 1) in expectation: 9 segments of 1.1 h, then the last hour.
-    let (work_h, every_h, write_h, restart_h, mtbf_h): (f64, f64, f64, f64, f64) = (10.0, 1.0, 0.1, 0.2, 5.0);
+    let (work_h, every_h, write_h, restart_h, mtbf_h): (f64, f64, f64, f64, f64) =
+        (10.0, 1.0, 0.1, 0.2, 5.0);
     let text = format!(
         r#"
 start = "2027-01-01"
@@ -317,15 +359,29 @@ checkpoint = {{ every_h = {every_h}, write_h = {write_h}, restart_h = {restart_h
 name = "spot"
 pools = ["spot"]
 "#,
-        spot = instant_cloud("spot", "spot", 1.0, &format!("preemption = {{ mean_h = {mtbf_h} }}")),
+        spot = instant_cloud(
+            "spot",
+            "spot",
+            1.0,
+            &format!("preemption = {{ mean_h = {mtbf_h} }}")
+        ),
     );
-    let segment_h = |length_h: f64| mtbf_h * (restart_h / mtbf_h).exp() * ((length_h / mtbf_h).exp() - 1.0);
+    let segment_h =
+        |length_h: f64| mtbf_h * (restart_h / mtbf_h).exp() * ((length_h / mtbf_h).exp() - 1.0);
     let exact_h = 9.0 * segment_h(every_h + write_h) + segment_h(work_h - 9.0 * every_h);
     let rows = rows(&config(&text));
     let turnaround = estimate_of(&rows, "spot", |r| r.turnaround_mean_h);
-    assert_close(&turnaround, exact_h, 0.01, "completion time of checkpointed jobs");
+    assert_close(
+        &turnaround,
+        exact_h,
+        0.01,
+        "completion time of checkpointed jobs",
+    );
     // Every lost hour is an hour since a checkpoint: lost work is positive but bounded.
-    assert!(rows.iter().all(|r| r.preemptions > 0 && r.lost_gpu_hours > 0.0));
+    assert!(
+        rows.iter()
+            .all(|r| r.preemptions > 0 && r.lost_gpu_hours > 0.0)
+    );
 }
 
 #[test]
@@ -348,11 +404,21 @@ duration_h = {work_h}
 name = "spot"
 pools = ["spot"]
 "#,
-        spot = instant_cloud("spot", "spot", 1.0, &format!("preemption = {{ mean_h = {mtbf_h} }}")),
+        spot = instant_cloud(
+            "spot",
+            "spot",
+            1.0,
+            &format!("preemption = {{ mean_h = {mtbf_h} }}")
+        ),
     );
     let exact_h = mtbf_h * ((work_h / mtbf_h).exp() - 1.0);
     let rows = rows(&config(&text));
-    assert_close(&estimate_of(&rows, "spot", |r| r.turnaround_mean_h), exact_h, 0.01, "restart from zero");
+    assert_close(
+        &estimate_of(&rows, "spot", |r| r.turnaround_mean_h),
+        exact_h,
+        0.01,
+        "restart from zero",
+    );
     // Busy time = useful work + lost work (nothing is checkpointed).
     for row in &rows {
         let useful = row.gpu_hours_busy - row.lost_gpu_hours;
@@ -393,22 +459,39 @@ pools = ["specialist", "hyperscaler"]
             "specialist",
             "on_demand",
             2.0,
-            &format!(r#"availability = {{ shortfall = {shortfall}, window = "weekdays 09:00-18:00", retry_h = 0.25 }}"#)
+            &format!(
+                r#"availability = {{ shortfall = {shortfall}, window = "weekdays 09:00-18:00", retry_h = 0.25 }}"#
+            )
         ),
         hyperscaler = instant_cloud("hyperscaler", "on_demand", 4.0, ""),
     );
     let config = config(&text);
     let window_share = weekday_window_hours(&config) / config.horizon_h;
     let output = run_all(&config);
-    let arrivals: Vec<f64> = output.units.iter().map(|u| u.row.jobs_arrived as f64).collect();
+    let arrivals: Vec<f64> = output
+        .units
+        .iter()
+        .map(|u| u.row.jobs_arrived as f64)
+        .collect();
     let served: Vec<f64> = output
         .units
         .iter()
-        .map(|u| u.pools.iter().find(|p| p.pool == "specialist").unwrap().jobs_started as f64)
+        .map(|u| {
+            u.pools
+                .iter()
+                .find(|p| p.pool == "specialist")
+                .unwrap()
+                .jobs_started as f64
+        })
         .collect();
     let share: Vec<f64> = served.iter().zip(&arrivals).map(|(s, a)| s / a).collect();
     let est = estimate_at(&share, 0.99);
-    assert_close(&est, 1.0 - shortfall * window_share, 0.005, "share served by the specialist");
+    assert_close(
+        &est,
+        1.0 - shortfall * window_share,
+        0.005,
+        "share served by the specialist",
+    );
     // Every refused request is counted, and refused jobs are the ones the hyperscaler got.
     let failed = pool_estimate(&output, "specialist", |p| p.failed_requests as f64);
     let hyperscaler = pool_estimate(&output, "hyperscaler", |p| p.jobs_started as f64);
@@ -442,7 +525,9 @@ pools = ["specialist", "hyperscaler"]
             "specialist",
             "on_demand",
             2.0,
-            &format!("availability = {{ shortfall = 1.0, episodes_per_month = {per_month}, episode_mean_h = {mean_h} }}")
+            &format!(
+                "availability = {{ shortfall = 1.0, episodes_per_month = {per_month}, episode_mean_h = {mean_h} }}"
+            )
         ),
         hyperscaler = instant_cloud("hyperscaler", "on_demand", 4.0, ""),
     );
@@ -453,9 +538,21 @@ pools = ["specialist", "hyperscaler"]
     let share: Vec<f64> = output
         .units
         .iter()
-        .map(|u| u.pools.iter().find(|p| p.pool == "hyperscaler").unwrap().jobs_started as f64 / u.row.jobs_arrived as f64)
+        .map(|u| {
+            u.pools
+                .iter()
+                .find(|p| p.pool == "hyperscaler")
+                .unwrap()
+                .jobs_started as f64
+                / u.row.jobs_arrived as f64
+        })
         .collect();
-    assert_close(&estimate_at(&share, 0.99), constrained, 0.05, "share of jobs in an episode");
+    assert_close(
+        &estimate_at(&share, 0.99),
+        constrained,
+        0.05,
+        "share of jobs in an episode",
+    );
 }
 
 #[test]
@@ -495,11 +592,17 @@ pools = ["spot"]
     let horizon_h = config_individual.horizon_h;
     let individual = run_all(&config_individual);
     let preempted = pool_estimate(&individual, "spot", |p| p.nodes_preempted as f64);
-    assert_close(&preempted, f64::from(nodes) * horizon_h / mean_h, 0.05, "individual preemptions");
+    assert_close(
+        &preempted,
+        f64::from(nodes) * horizon_h / mean_h,
+        0.05,
+        "individual preemptions",
+    );
 
     let with_waves = run_all(&config(&spot(waves_per_month)));
     let preempted = pool_estimate(&with_waves, "spot", |p| p.nodes_preempted as f64);
-    let expected = f64::from(nodes) * horizon_h / mean_h + fraction * f64::from(nodes) * waves_per_month * 12.0;
+    let expected = f64::from(nodes) * horizon_h / mean_h
+        + fraction * f64::from(nodes) * waves_per_month * 12.0;
     assert_close(&preempted, expected, 0.05, "preemptions with waves");
     // Each preempted node interrupted exactly one job (one job per 1-GPU node).
     for unit in &with_waves.units {
@@ -532,7 +635,17 @@ pools = ["dgx"]
     let capacity_h = f64::from(nodes) * config.horizon_h;
     let output = run_all(&config);
     let down = pool_estimate(&output, "dgx", |p| p.gpu_hours_down / capacity_h);
-    assert_close(&down, repair_h / (mtbf_h + repair_h), 0.02, "share of node-hours under repair");
+    assert_close(
+        &down,
+        repair_h / (mtbf_h + repair_h),
+        0.02,
+        "share of node-hours under repair",
+    );
     let failures = pool_estimate(&output, "dgx", |p| p.node_failures as f64);
-    assert_close(&failures, capacity_h / (mtbf_h + repair_h), 0.02, "failures");
+    assert_close(
+        &failures,
+        capacity_h / (mtbf_h + repair_h),
+        0.02,
+        "failures",
+    );
 }

@@ -17,7 +17,9 @@ seed = 1
 
 fn run(text: &str) -> Vec<UnitResult> {
     let config = config(&format!("{HEADER}{text}"));
-    runner::run(&config, true, &|| {}, &AtomicBool::new(false)).unwrap().units
+    runner::run(&config, true, &|| {}, &AtomicBool::new(false))
+        .unwrap()
+        .units
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -126,10 +128,19 @@ pools = ["committed", "cloud"]
     assert_eq!(training.pool, "cloud");
     assert!(close(row.lost_gpu_hours, 2.0), "{row:?}");
     assert!(close(row.checkpoint_gpu_hours, 5.5), "{row:?}");
-    assert!(close(row.cost_reserved, 4464.0) && close(row.cost_on_demand, 635.0), "{row:?}");
+    assert!(
+        close(row.cost_reserved, 4464.0) && close(row.cost_on_demand, 635.0),
+        "{row:?}"
+    );
     assert!(close(row.turnaround_mean_h, 107.5));
-    assert_eq!(row.preemptions, 0, "the end of a term is not a spot preemption");
-    assert_eq!((unit.pools[0].jobs_started, unit.pools[1].jobs_started), (1, 1));
+    assert_eq!(
+        row.preemptions, 0,
+        "the end of a term is not a spot preemption"
+    );
+    assert_eq!(
+        (unit.pools[0].jobs_started, unit.pools[1].jobs_started),
+        (1, 1)
+    );
     assert!(close(row.gpu_hours_busy, 44.0 + 63.5));
 }
 
@@ -237,9 +248,17 @@ queue = "{queue}"
 "#
         )
     };
-    for (queue, b_start, d_start) in [("fifo", 11.0, 12.0), ("backfill", 11.0, 12.0), ("priority", 12.0, 11.0)] {
+    for (queue, b_start, d_start) in [
+        ("fifo", 11.0, 12.0),
+        ("backfill", 11.0, 12.0),
+        ("priority", 12.0, 11.0),
+    ] {
         let units = run(&text(queue));
-        assert_eq!((job(&units[0], 1).start_h, job(&units[0], 2).start_h), (b_start, d_start), "{queue}");
+        assert_eq!(
+            (job(&units[0], 1).start_h, job(&units[0], 2).start_h),
+            (b_start, d_start),
+            "{queue}"
+        );
     }
 }
 
@@ -289,10 +308,17 @@ burst_after_wait_h = {burst}
     };
     let units = run(&text("3"));
     let b = job(&units[0], 1);
-    assert!(close(b.start_h, 5.5) && close(b.wait_h, 3.5) && b.pool == "cloud", "{b:?}");
+    assert!(
+        close(b.start_h, 5.5) && close(b.wait_h, 3.5) && b.pool == "cloud",
+        "{b:?}"
+    );
     assert_eq!(units[0].row.burst_jobs, 1);
     // Billed from the request at 5.0 to the release at 6.5.
-    assert!(close(units[0].row.cost_on_demand, 1.5 * 4.0), "{:?}", units[0].row);
+    assert!(
+        close(units[0].row.cost_on_demand, 1.5 * 4.0),
+        "{:?}",
+        units[0].row
+    );
     let units = run(&text("\"never\""));
     assert_eq!(job(&units[0], 1).start_h, 11.0);
     assert_eq!(units[0].row.burst_jobs, 0);

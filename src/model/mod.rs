@@ -656,7 +656,10 @@ impl<'c> FleetSim<'c> {
         let w = job.workload as usize;
         let workload = &config.workloads[w];
         let slowdown = state.slowdown[w];
-        let checkpoint = workload.checkpoint.as_ref().filter(|_| self.strategy.checkpointing);
+        let checkpoint = workload
+            .checkpoint
+            .as_ref()
+            .filter(|_| self.strategy.checkpointing);
         let restore_h = match checkpoint {
             Some(checkpoint) if job.needs_restore => checkpoint.restart_h,
             _ => 0.0,

@@ -79,7 +79,11 @@ impl ArrivalClock {
     /// Draws the next arrival time, or `None` when it would fall after `horizon_h`.
     pub fn next(&mut self, rng: &mut SimRng, calendar: &Calendar, horizon_h: f64) -> Option<f64> {
         if !self.listed_h.is_empty() {
-            let at_h = self.listed_h.get(self.next_listed).copied().filter(|t| *t < horizon_h);
+            let at_h = self
+                .listed_h
+                .get(self.next_listed)
+                .copied()
+                .filter(|t| *t < horizon_h);
             self.next_listed += 1;
             return at_h;
         }

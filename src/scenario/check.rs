@@ -942,12 +942,18 @@ fn check_workload(
     let times_h = w.arrival_times_h.clone().unwrap_or_default();
     let arrivals_per_day = match (&w.arrival_times_h, w.arrivals_per_day) {
         (Some(_), Some(_)) => {
-            c.push(&f("arrival_times_h"), "takes the place of arrivals_per_day; give one or the other");
+            c.push(
+                &f("arrival_times_h"),
+                "takes the place of arrivals_per_day; give one or the other",
+            );
             None
         }
         (Some(times), None) => {
             if times.is_empty() {
-                c.push(&f("arrival_times_h"), "must list at least one arrival time (hours since start)");
+                c.push(
+                    &f("arrival_times_h"),
+                    "must list at least one arrival time (hours since start)",
+                );
             }
             for t in times {
                 c.non_negative(*t, &f("arrival_times_h"));
