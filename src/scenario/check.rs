@@ -343,10 +343,12 @@ pub fn check(
             workload,
             resolved_workload,
             &at,
-            &gpu_types,
-            &offered,
-            &file.gpu_speed,
-            horizon_h,
+            &WorkloadContext {
+                gpu_types: &gpu_types,
+                offered: &offered,
+                speeds: &file.gpu_speed,
+                horizon_h,
+            },
         ) {
             workloads.push(w);
         }
@@ -928,16 +930,28 @@ fn check_availability(c: &mut Checker<'_>, a: &AvailabilityFile, at: &str) -> Op
     })
 }
 
+/// What the workload checks need to know about the rest of the scenario.
+struct WorkloadContext<'a> {
+    gpu_types: &'a [String],
+    /// GPU types some pool offers.
+    offered: &'a BTreeSet<String>,
+    speeds: &'a BTreeMap<String, f64>,
+    horizon_h: f64,
+}
+
 fn check_workload(
     c: &mut Checker<'_>,
     w: &WorkloadFile,
     resolved: &mut WorkloadFile,
     at: &str,
-    gpu_types: &[String],
-    offered: &BTreeSet<String>,
-    speeds: &BTreeMap<String, f64>,
-    horizon_h: f64,
+    context: &WorkloadContext<'_>,
 ) -> Option<Workload> {
+    let WorkloadContext {
+        gpu_types,
+        offered,
+        speeds,
+        horizon_h,
+    } = *context;
     let f = |name: &str| format!("{at}.{name}");
     let times_h = w.arrival_times_h.clone().unwrap_or_default();
     let arrivals_per_day = match (&w.arrival_times_h, w.arrivals_per_day) {
