@@ -26,7 +26,7 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
 }
 
-fn job<'a>(unit: &'a UnitResult, id: u64) -> &'a JobRow {
+fn job(unit: &UnitResult, id: u64) -> &JobRow {
     unit.jobs.iter().find(|j| j.job == id).unwrap()
 }
 
