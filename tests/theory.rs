@@ -340,10 +340,21 @@ fn checkpointed_jobs_on_spot_finish_as_dalys_formula_says() {
     // Fixed 10 h jobs checkpoint every 1 h (write 0.1 h), restore 0.2 h, on unlimited spot
     // 1-GPU nodes preempted every M = 5 h on average. Each segment of L hours takes
     // M e^(R/M) (e^(L/M) - 1) in expectation: 9 segments of 1.1 h, then the last hour.
+    // "auto" must choose the Young/Daly interval sqrt(2 x 0.1 x 5) = 1 h: the same answer.
+    // So must a 2-GPU gang on nodes lost every 10 h: the gang is hit every 5 h.
     let (work_h, every_h, write_h, restart_h, mtbf_h): (f64, f64, f64, f64, f64) =
         (10.0, 1.0, 0.1, 0.2, 5.0);
-    let text = format!(
-        r#"
+    assert!(((2.0 * write_h * mtbf_h).sqrt() - every_h).abs() < 1e-12);
+    let segment_h =
+        |length_h: f64| mtbf_h * (restart_h / mtbf_h).exp() * ((length_h / mtbf_h).exp() - 1.0);
+    let exact_h = 9.0 * segment_h(every_h + write_h) + segment_h(work_h - 9.0 * every_h);
+    for (every, gpus, node_mtbf_h) in [
+        ("1.0", 1, mtbf_h),
+        ("\"auto\"", 1, mtbf_h),
+        ("\"auto\"", 2, 2.0 * mtbf_h),
+    ] {
+        let text = format!(
+            r#"
 start = "2027-01-01"
 horizon_months = 12
 replications = 20
@@ -351,37 +362,34 @@ seed = 21
 [[workload]]
 name = "training"
 arrivals_per_day = 12
-gpus = 1
+gpus = {gpus}
 duration_h = {work_h}
-checkpoint = {{ every_h = {every_h}, write_h = {write_h}, restart_h = {restart_h} }}
+checkpoint = {{ every_h = {every}, write_h = {write_h}, restart_h = {restart_h} }}
 {spot}
 [[strategy]]
 name = "spot"
 pools = ["spot"]
 "#,
-        spot = instant_cloud(
-            "spot",
-            "spot",
-            1.0,
-            &format!("preemption = {{ mean_h = {mtbf_h} }}")
-        ),
-    );
-    let segment_h =
-        |length_h: f64| mtbf_h * (restart_h / mtbf_h).exp() * ((length_h / mtbf_h).exp() - 1.0);
-    let exact_h = 9.0 * segment_h(every_h + write_h) + segment_h(work_h - 9.0 * every_h);
-    let rows = rows(&config(&text));
-    let turnaround = estimate_of(&rows, "spot", |r| r.turnaround_mean_h);
-    assert_close(
-        &turnaround,
-        exact_h,
-        0.01,
-        "completion time of checkpointed jobs",
-    );
-    // Every lost hour is an hour since a checkpoint: lost work is positive but bounded.
-    assert!(
-        rows.iter()
-            .all(|r| r.preemptions > 0 && r.lost_gpu_hours > 0.0)
-    );
+            spot = instant_cloud(
+                "spot",
+                "spot",
+                1.0,
+                &format!("preemption = {{ mean_h = {node_mtbf_h} }}")
+            ),
+        );
+        let rows = rows(&config(&text));
+        let turnaround = estimate_of(&rows, "spot", |r| r.turnaround_mean_h);
+        assert_close(
+            &turnaround,
+            exact_h,
+            0.01,
+            &format!("completion time, every_h = {every}, {gpus} GPU(s)"),
+        );
+        assert!(
+            rows.iter()
+                .all(|r| r.preemptions > 0 && r.lost_gpu_hours > 0.0)
+        );
+    }
 }
 
 #[test]
