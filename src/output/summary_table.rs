@@ -139,6 +139,21 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
          on-demand or spot; break-even = first month from which the cumulative cash cost stays below the baseline's;\n\
          ~ = difference not significant at 95%."
     );
+    // Waits are measured on jobs that started: a strategy that leaves many jobs waiting at the
+    // horizon looks better on waits than it is, so say so.
+    for strategy in &config.strategies {
+        let share = mean_of(summary, &strategy.name, "jobs_unfinished")
+            / mean_of(summary, &strategy.name, "jobs_arrived");
+        if share > 0.01 {
+            let _ = writeln!(
+                out,
+                "note: {:.1}% of the jobs of `{}` are still queued or running at the horizon; \
+                 their waits are not in the wait columns",
+                100.0 * share,
+                strategy.name
+            );
+        }
+    }
     if replications < 10 {
         let _ = writeln!(
             out,
