@@ -13,10 +13,11 @@ pub mod billing;
 pub mod calendar;
 pub mod nodes;
 pub mod progress;
+pub mod queue;
 pub mod workload;
 
-use std::collections::BTreeSet;
-use std::ops::Bound;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use hdrhistogram::Histogram;
 use rand::RngExt;
@@ -30,6 +31,7 @@ use crate::scenario::{Config, Constrained, Pool, PoolKind, Strategy};
 use billing::OwnedMonth;
 use nodes::{NodeSet, NodeState};
 use progress::RunPlan;
+use queue::{ClassKey, IRREGULAR, WaitQueue};
 use workload::ArrivalClock;
 
 /// Waits are kept in a histogram of this resolution: 1/1000 h = 3.6 s.
@@ -108,7 +110,7 @@ pub enum Event {
     EpisodeEnds {
         pool: u16,
     },
-    /// Something may now be placeable (retry timer, burst threshold).
+    /// Something may now be placeable (a retry timer ran out, a burst threshold was reached).
     Wake,
 }
 
@@ -118,6 +120,16 @@ enum Cause {
     Preemption,
     NodeFailure,
     TermEnd,
+}
+
+/// What trying a job on the strategy's pools came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tried {
+    Placed,
+    /// No pool had room (or none was open to the job); true for every job of its class.
+    NoRoom,
+    /// A shortfall refused a request: the job now has a retry timer of its own.
+    Refused,
 }
 
 enum Placement {
@@ -200,6 +212,10 @@ struct Job {
     /// Per strategy pool: earliest time to ask it again after a refused request.
     retry_from_h: Vec<f64>,
     key: QueueKey,
+    /// Elastic pools are open to it (it has waited its burst threshold since it queued).
+    burst_due: bool,
+    /// Its class in the wait queue while it waits.
+    class: usize,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -227,7 +243,9 @@ pub struct FleetSim<'c> {
     pools: Vec<PoolState<'c>>,
     jobs: Vec<Job>,
     vacant_jobs: Vec<u32>,
-    queue: BTreeSet<QueueKey>,
+    queue: WaitQueue,
+    /// Burst thresholds of waiting jobs: (time bits, slot, run), earliest first.
+    burst_timers: BinaryHeap<Reverse<(u64, u32, u32)>>,
     next_job_id: u64,
     pass_needed: bool,
     has_elastic: bool,
@@ -331,7 +349,8 @@ impl<'c> FleetSim<'c> {
             pools,
             jobs: Vec::new(),
             vacant_jobs: Vec::new(),
-            queue: BTreeSet::new(),
+            queue: WaitQueue::new(),
+            burst_timers: BinaryHeap::new(),
             next_job_id: 0,
             pass_needed: false,
             has_elastic,
@@ -466,6 +485,8 @@ impl<'c> FleetSim<'c> {
                     arrival_seq: 0,
                     slot: 0,
                 },
+                burst_due: false,
+                class: IRREGULAR,
             });
             self.jobs.len() as u32 - 1
         });
@@ -487,44 +508,126 @@ impl<'c> FleetSim<'c> {
         job.last_pool = NO_POOL;
         job.retry_from_h.fill(0.0);
         job.key = QueueKey::new(self.strategy.queue, workload.priority, id, slot);
-        self.enqueue(slot, sim);
+        self.start_waiting(slot, sim);
+        // The queue is settled (every waiting job was tried at the last change and nothing
+        // else changed since), so the newcomer is the only job that may start now; under fifo
+        // only if nobody is ahead of it.
+        let tried = if self.queue.is_empty() || policies::backfills(self.strategy.queue) {
+            self.no_capacity_gpus.fill(u32::MAX);
+            self.try_place(slot, sim)
+        } else {
+            Tried::NoRoom
+        };
+        if tried != Tried::Placed {
+            self.insert_waiting(slot, sim.now_h());
+        }
+        // A refusal may leave granted nodes idle, room that others could use.
+        if tried == Tried::Refused {
+            self.pass_needed = true;
+        }
         self.schedule_next_arrival(w, sim);
     }
 
-    fn enqueue(&mut self, slot: u32, sim: &mut Sim<Event>) {
+    /// The job (re-)enters the queue now: its burst threshold counts from here.
+    fn start_waiting(&mut self, slot: u32, sim: &mut Sim<Event>) {
         let now_h = sim.now_h();
         let job = &mut self.jobs[slot as usize];
         job.queued_h = now_h;
-        self.queue.insert(job.key);
-        if self.has_elastic
-            && let Some(from_h) = policies::burst_from_h(self.strategy, now_h)
-            && from_h > now_h
-        {
-            sim.schedule_at(from_h, Event::Wake);
+        job.burst_due = match policies::burst_from_h(self.strategy, now_h) {
+            // Without elastic pools the flag changes nothing: keep the jobs in one class.
+            _ if !self.has_elastic => true,
+            Some(from_h) if from_h <= now_h => true,
+            Some(from_h) => {
+                // Positive floats order like their bits: the heap pops the earliest first.
+                self.burst_timers
+                    .push(Reverse((from_h.to_bits(), slot, job.run)));
+                sim.schedule_at(from_h, Event::Wake);
+                false
+            }
+            None => false,
+        };
+    }
+
+    /// The wait-queue class of a waiting job: interchangeable jobs share one.
+    fn class_of(&mut self, slot: u32, now_h: f64) -> usize {
+        let job = &self.jobs[slot as usize];
+        if job.retry_from_h.iter().any(|from_h| *from_h > now_h) {
+            return IRREGULAR;
         }
+        let workload = &self.config.workloads[job.workload as usize];
+        self.queue.class_of(ClassKey {
+            workload: job.workload,
+            gpus: job.gpus,
+            burst_ok: job.burst_due,
+            spot_ok: policies::spot_open(self.strategy, workload, job.preemptions),
+        })
+    }
+
+    fn insert_waiting(&mut self, slot: u32, now_h: f64) {
+        let class = self.class_of(slot, now_h);
+        let job = &mut self.jobs[slot as usize];
+        job.class = class;
+        self.queue.insert(class, job.key);
+    }
+
+    /// Puts a job (back) in the queue, keeping its arrival order, and asks for a pass.
+    fn enqueue(&mut self, slot: u32, sim: &mut Sim<Event>) {
+        self.start_waiting(slot, sim);
+        self.insert_waiting(slot, sim.now_h());
         self.pass_needed = true;
     }
 
-    /// Walks the queue in discipline order and places what can be placed.
+    /// Opens elastic pools to every waiting job that has reached its burst threshold, all
+    /// at once, so the pass then takes them in queue order.
+    fn open_due_bursts(&mut self, now_h: f64) {
+        while let Some(Reverse((bits, slot, run))) = self.burst_timers.peek().copied() {
+            if f64::from_bits(bits) > now_h {
+                break;
+            }
+            self.burst_timers.pop();
+            let job = &mut self.jobs[slot as usize];
+            // Stale when the job started (or finished and the slot was reused) since.
+            if !job.in_use || job.run != run || job.pool != NO_POOL || job.burst_due {
+                continue;
+            }
+            job.burst_due = true;
+            let (from, key) = (job.class, job.key);
+            let to = self.class_of(slot, now_h);
+            if to != from {
+                self.queue.move_to(from, to, key);
+                self.jobs[slot as usize].class = to;
+            }
+        }
+    }
+
+    /// Walks the queue in discipline order and places what can be placed. A class whose
+    /// first job finds no room is skipped for the rest of the pass.
     fn pass(&mut self, sim: &mut Sim<Event>) {
         self.pass_needed = false;
+        if self.queue.is_empty() {
+            return;
+        }
+        let now_h = sim.now_h();
+        self.open_due_bursts(now_h);
         self.no_capacity_gpus.fill(u32::MAX);
         let backfill = policies::backfills(self.strategy.queue);
-        let mut cursor: Option<QueueKey> = None;
-        loop {
-            let next = match cursor {
-                None => self.queue.first().copied(),
-                Some(after) => self
-                    .queue
-                    .range((Bound::Excluded(after), Bound::Unbounded))
-                    .next()
-                    .copied(),
-            };
-            let Some(key) = next else { break };
-            cursor = Some(key);
-            if self.try_place(key.slot, sim) {
-                self.queue.remove(&key);
-            } else if !backfill {
+        let mut settled = std::mem::take(&mut self.scratch_jobs);
+        settled.clear();
+        self.queue.begin_pass();
+        while let Some((key, class)) = self.queue.next() {
+            match self.try_place(key.slot, sim) {
+                Tried::Placed => self.queue.remove(class, key),
+                Tried::Refused => {
+                    if class != IRREGULAR {
+                        self.queue.move_to(class, IRREGULAR, key);
+                        self.jobs[key.slot as usize].class = IRREGULAR;
+                    }
+                }
+                Tried::NoRoom if class == IRREGULAR => settled.push(key.slot),
+                Tried::NoRoom => self.queue.fail_class(class),
+            }
+            let placed = self.jobs[key.slot as usize].pool != NO_POOL;
+            if !placed && !backfill {
                 break;
             }
             // Nothing later can be placed when no pool has room for even one GPU.
@@ -532,10 +635,21 @@ impl<'c> FleetSim<'c> {
                 break;
             }
         }
+        // Irregular jobs whose retry timers have all run out rejoin their class.
+        for &slot in &settled {
+            let to = self.class_of(slot, now_h);
+            if to != IRREGULAR {
+                let key = self.jobs[slot as usize].key;
+                self.queue.move_to(IRREGULAR, to, key);
+                self.jobs[slot as usize].class = to;
+            }
+        }
+        self.scratch_jobs = settled;
     }
 
-    fn try_place(&mut self, slot: u32, sim: &mut Sim<Event>) -> bool {
+    fn try_place(&mut self, slot: u32, sim: &mut Sim<Event>) -> Tried {
         let now_h = sim.now_h();
+        let mut tried = Tried::NoRoom;
         for sp in 0..self.pools.len() {
             let job = &self.jobs[slot as usize];
             if job.gpus >= self.no_capacity_gpus[sp] {
@@ -543,7 +657,7 @@ impl<'c> FleetSim<'c> {
             }
             let candidate = Candidate {
                 workload: &self.config.workloads[job.workload as usize],
-                queued_h: job.queued_h,
+                burst_due: job.burst_due,
                 preemptions: job.preemptions,
                 retry_from_h: job.retry_from_h[sp],
             };
@@ -551,15 +665,15 @@ impl<'c> FleetSim<'c> {
                 continue;
             }
             match self.place_on(slot, sp, sim) {
-                Placement::Placed => return true,
+                Placement::Placed => return Tried::Placed,
                 Placement::NoCapacity => {
                     let gpus = self.jobs[slot as usize].gpus;
                     self.no_capacity_gpus[sp] = self.no_capacity_gpus[sp].min(gpus);
                 }
-                Placement::Refused => {}
+                Placement::Refused => tried = Tried::Refused,
             }
         }
-        false
+        tried
     }
 
     fn place_on(&mut self, slot: u32, sp: usize, sim: &mut Sim<Event>) -> Placement {
@@ -586,6 +700,7 @@ impl<'c> FleetSim<'c> {
                 sim.schedule_at(retry_from_h, Event::Wake);
                 // Nodes granted before the refusal are idle now and may fit smaller gangs.
                 self.no_capacity_gpus[sp] = u32::MAX;
+                self.queue.unfail_all();
                 return Placement::Refused;
             }
         }

@@ -40,8 +40,8 @@ pub fn backfills(queue: Queue) -> bool {
 #[derive(Debug, Clone, Copy)]
 pub struct Candidate<'a> {
     pub workload: &'a Workload,
-    /// When the job (re-)entered the queue, hours.
-    pub queued_h: f64,
+    /// The job has waited its burst threshold (see [`burst_from_h`]) since it last queued.
+    pub burst_due: bool,
     pub preemptions: u32,
     /// The job may ask this pool again from this time (after a refused request), hours.
     pub retry_from_h: f64,
@@ -65,24 +65,21 @@ pub fn may_try(strategy: &Strategy, job: Candidate<'_>, pool: PoolFacts, now_h: 
     if job.workload.accepts_mask & (1u64 << pool.gpu) == 0 || now_h < job.retry_from_h {
         return false;
     }
-    if pool.elastic {
-        match burst_from_h(strategy, job.queued_h) {
-            Some(from_h) if now_h >= from_h => {}
-            _ => return false,
-        }
+    if pool.elastic && !job.burst_due {
+        return false;
     }
-    if pool.spot {
-        if strategy
-            .spot_fallback_after
-            .is_some_and(|after| job.preemptions >= after)
-        {
-            return false;
-        }
-        if strategy.deadline_jobs_off_spot && job.workload.deadline_h.is_some() {
-            return false;
-        }
+    if pool.spot && !spot_open(strategy, job.workload, job.preemptions) {
+        return false;
     }
     true
+}
+
+/// Whether spot pools are open to a job of `workload` preempted `preemptions` times.
+pub fn spot_open(strategy: &Strategy, workload: &Workload, preemptions: u32) -> bool {
+    !strategy
+        .spot_fallback_after
+        .is_some_and(|after| preemptions >= after)
+        && !(strategy.deadline_jobs_off_spot && workload.deadline_h.is_some())
 }
 
 #[cfg(test)]
@@ -141,18 +138,27 @@ mod tests {
         let w = workload(None);
         let job = Candidate {
             workload: &w,
-            queued_h: 10.0,
+            burst_due: false,
             preemptions: 0,
             retry_from_h: 0.0,
         };
         assert!(may_try(&strategy(), job, OWNED, 10.0));
         assert!(!may_try(&strategy(), job, SPOT, 11.9));
-        assert!(may_try(&strategy(), job, SPOT, 12.0));
+        assert!(may_try(
+            &strategy(),
+            Candidate {
+                burst_due: true,
+                ..job
+            },
+            SPOT,
+            12.0
+        ));
+        assert_eq!(burst_from_h(&strategy(), 10.0), Some(12.0));
         let never = Strategy {
             burst_after_wait_h: None,
             ..strategy()
         };
-        assert!(!may_try(&never, job, SPOT, 1e9));
+        assert_eq!(burst_from_h(&never, 10.0), None);
     }
 
     #[test]
@@ -160,7 +166,7 @@ mod tests {
         let w = workload(None);
         let job = Candidate {
             workload: &w,
-            queued_h: 0.0,
+            burst_due: true,
             preemptions: 2,
             retry_from_h: 0.0,
         };
@@ -197,7 +203,7 @@ mod tests {
         let w = workload(None);
         let job = Candidate {
             workload: &w,
-            queued_h: 0.0,
+            burst_due: true,
             preemptions: 0,
             retry_from_h: 3.0,
         };
