@@ -614,7 +614,7 @@ impl<'c> FleetSim<'c> {
         let mut settled = std::mem::take(&mut self.scratch_jobs);
         settled.clear();
         self.queue.begin_pass();
-        while let Some((key, class)) = self.queue.next() {
+        while let Some((key, class)) = self.queue.next_in_pass() {
             match self.try_place(key.slot, sim) {
                 Tried::Placed => self.queue.remove(class, key),
                 Tried::Refused => {

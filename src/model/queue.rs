@@ -94,7 +94,7 @@ impl WaitQueue {
     }
 
     /// The next job of the pass in queue order, skipping failed classes, with its class.
-    pub fn next(&mut self) -> Option<(QueueKey, usize)> {
+    pub fn next_in_pass(&mut self) -> Option<(QueueKey, usize)> {
         let after = |set: &BTreeSet<QueueKey>, cursor: Option<QueueKey>| match cursor {
             None => set.first().copied(),
             Some(c) => set
@@ -194,17 +194,17 @@ mod tests {
         queue.insert(IRREGULAR, key(0));
         queue.insert(IRREGULAR, key(7));
         queue.begin_pass();
-        assert_eq!(queue.next(), Some((key(0), IRREGULAR)));
-        assert_eq!(queue.next(), Some((key(1), big)));
+        assert_eq!(queue.next_in_pass(), Some((key(0), IRREGULAR)));
+        assert_eq!(queue.next_in_pass(), Some((key(1), big)));
         queue.fail_class(big);
-        assert_eq!(queue.next(), Some((key(2), small)));
+        assert_eq!(queue.next_in_pass(), Some((key(2), small)));
         queue.remove(small, key(2)); // Placed.
-        assert_eq!(queue.next(), Some((key(4), small)));
+        assert_eq!(queue.next_in_pass(), Some((key(4), small)));
         queue.remove(small, key(4));
-        assert_eq!(queue.next(), Some((key(6), small)));
+        assert_eq!(queue.next_in_pass(), Some((key(6), small)));
         queue.fail_class(small);
-        assert_eq!(queue.next(), Some((key(7), IRREGULAR)));
-        assert_eq!(queue.next(), None);
+        assert_eq!(queue.next_in_pass(), Some((key(7), IRREGULAR)));
+        assert_eq!(queue.next_in_pass(), None);
         assert_eq!(queue.len(), 6);
         queue.check();
     }

@@ -76,10 +76,11 @@ pub fn may_try(strategy: &Strategy, job: Candidate<'_>, pool: PoolFacts, now_h: 
 
 /// Whether spot pools are open to a job of `workload` preempted `preemptions` times.
 pub fn spot_open(strategy: &Strategy, workload: &Workload, preemptions: u32) -> bool {
-    !strategy
+    let fallen_back = strategy
         .spot_fallback_after
-        .is_some_and(|after| preemptions >= after)
-        && !(strategy.deadline_jobs_off_spot && workload.deadline_h.is_some())
+        .is_some_and(|after| preemptions >= after);
+    let kept_off = strategy.deadline_jobs_off_spot && workload.deadline_h.is_some();
+    !fallen_back && !kept_off
 }
 
 #[cfg(test)]
