@@ -21,7 +21,7 @@ use crate::scenario::{self, Loaded, Override};
     version,
     about = "Monte Carlo simulator for hybrid GPU fleets: compare on-prem, reserved, on-demand and spot strategies by cost, wait and utilisation",
     long_about = None,
-    after_help = "Examples:\n  fleetsim run                                  # the built-in hybrid-vs-cloud comparison\n  fleetsim run scenarios/dgx-payback.toml --set pool.dgx.nodes=6\n  fleetsim validate my-fleet.toml"
+    after_help = "Examples:\n  fleetsim run                                  # the built-in hybrid-vs-cloud comparison\n  fleetsim run scenarios/dgx-payback.toml --set pool.dgx.nodes=6\n  fleetsim validate my-fleet.toml\n  fleetsim plot output/hybrid-vs-cloud           # redraw the charts of a result folder"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -34,6 +34,8 @@ enum Command {
     Run(RunArgs),
     /// Check a scenario file and report every problem, without simulating
     Validate(ValidateArgs),
+    /// Draw the charts (PNG and SVG) of a result folder again from its CSV files and run.json
+    Plot(PlotArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -68,7 +70,19 @@ struct RunArgs {
     /// Overwrite an output folder that holds another scenario's results
     #[arg(long)]
     force: bool,
+    /// Write only the CSV files and run.json, no charts (draw them later with `fleetsim plot`)
+    #[arg(long)]
+    no_charts: bool,
     /// No progress bar and no summary table (files are still written)
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct PlotArgs {
+    /// Result folder written by `fleetsim run` (or merged or copied results)
+    dir: PathBuf,
+    /// Do not list the files written
     #[arg(long, short)]
     quiet: bool,
 }
@@ -98,6 +112,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(args, command_line),
         Command::Validate(args) => validate(args),
+        Command::Plot(args) => plot(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -137,6 +152,14 @@ fn validate(args: ValidateArgs) -> Result<()> {
         config.calendar.month_label(0),
         config.replications,
     );
+    Ok(())
+}
+
+fn plot(args: &PlotArgs) -> Result<()> {
+    let files = output::charts::draw_all(&args.dir)?;
+    if !args.quiet {
+        eprintln!("wrote {} charts to {}", files.len(), args.dir.display());
+    }
     Ok(())
 }
 
@@ -225,7 +248,17 @@ fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
         files: Vec::new(),
         scenario: serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?,
     };
-    let files = output::write_results(&out, &run_output, &info, args.trace)?;
+    let mut files = output::write_results(&out, &run_output, &info, args.trace)?;
+    if !args.no_charts {
+        // Drawn from the files just written, exactly as `fleetsim plot` would.
+        let charts = output::charts::draw_all(&out).with_context(|| {
+            format!(
+                "the CSV files are written but the charts are not; try `fleetsim plot {}`",
+                out.display()
+            )
+        })?;
+        files.extend(charts);
+    }
     if !args.quiet {
         print!("{}", output::summary_table(config, &run_output.aggregates));
         let names: Vec<String> = files

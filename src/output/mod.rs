@@ -1,8 +1,10 @@
-//! Result files and what the terminal shows: CSV, `run.json`, the summary table, progress.
+//! Result files and what the terminal shows: CSV, `run.json`, charts, the summary table,
+//! progress.
 //!
 //! Only this module writes files. Every file is written under a temporary name and renamed
 //! into place once complete, so a crash or Ctrl-C leaves whole files or none.
 
+pub mod charts;
 mod summary_table;
 
 use std::fs;

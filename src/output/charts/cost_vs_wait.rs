@@ -1,0 +1,162 @@
+//! The trade-off view: mean total cost against mean p95 wait per strategy, each with its 95 %
+//! confidence interval as whiskers (from `summary.csv`), names beside the points.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::input::Results;
+use super::style::{self, DrawResult, LegendItem, MoneyAxis, Swatch, bold, font, strategy_color};
+
+/// A strategy's point: (mean, ci95 low, ci95 high) on each axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Point {
+    strategy_idx: usize,
+    wait: (f64, f64, f64),
+    cost: (f64, f64, f64),
+}
+
+const POINT_PX: i32 = 11;
+
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    results: &Results,
+) -> DrawResult<(), DB> {
+    let meta = &results.meta;
+    let area = style::header(
+        root,
+        &format!("Cost against wait — {}", meta.scenario_name),
+        &format!(
+            "Means over {} replications; whiskers: 95 % confidence intervals (hidden when narrower than the dot); lower left is better",
+            meta.replications
+        ),
+    )?;
+    let items: Vec<LegendItem> = results
+        .strategies
+        .iter()
+        .enumerate()
+        .map(|(idx, name)| LegendItem::new(name, Swatch::Block(strategy_color(idx))))
+        .collect();
+    let area = style::legend(&area, &items)?;
+
+    let triple = |strategy: &str, metric: &str| {
+        results
+            .summary_of(strategy, metric)
+            .map(|r| (r.mean, r.ci95_low, r.ci95_high))
+    };
+    let points: Vec<Point> = results
+        .strategies
+        .iter()
+        .enumerate()
+        .filter_map(|(strategy_idx, s)| {
+            let wait = triple(s, "wait_p95_h")?;
+            let cost = triple(s, "total_cost")?;
+            (wait.0.is_finite() && cost.0.is_finite()).then_some(Point {
+                strategy_idx,
+                wait,
+                cost,
+            })
+        })
+        .collect();
+
+    let waits = style::extent(points.iter().flat_map(|p| [p.wait.0, p.wait.1, p.wait.2]));
+    // Waits start at zero: no wait is the reference. Extra room on the right for names.
+    let wait_top = if waits.end > 0.0 { waits.end } else { 1.0 };
+    let x_range = waits.start.min(0.0)..(wait_top * 1.3);
+    let costs = style::extent(points.iter().flat_map(|p| [p.cost.0, p.cost.1, p.cost.2]));
+    let y_range = style::padded(costs, 0.12);
+    let money = MoneyAxis::new(&y_range, &meta.currency);
+
+    let mut chart = ChartBuilder::on(&area)
+        .margin_left(20)
+        .margin_right(50)
+        .margin_top(10)
+        .margin_bottom(16)
+        .x_label_area_size(70)
+        .y_label_area_size(140)
+        .build_cartesian_2d(x_range.clone(), y_range.clone())?;
+    let mut mesh = chart.configure_mesh();
+    style::style_mesh(&mut mesh);
+    mesh.x_labels(10)
+        .y_labels(10)
+        .x_label_formatter(&|hours| style::number_label(*hours, &x_range))
+        .y_label_formatter(&|amount| money.label(*amount))
+        .x_desc("p95 wait from arrival to first start (hours)")
+        .y_desc(format!(
+            "Total cost over {} months, amortised ({})",
+            results.months.len(),
+            money.unit
+        ))
+        .draw()?;
+
+    for point in &points {
+        let color = strategy_color(point.strategy_idx);
+        let (wait, wait_low, wait_high) = point.wait;
+        let (cost, cost_low, cost_high) = point.cost;
+        let whisker = color.stroke_width(3);
+        let cap_x = (x_range.end - x_range.start) * 0.006;
+        let cap_y = (y_range.end - y_range.start) * 0.01;
+        chart.draw_series([
+            PathElement::new(vec![(wait_low, cost), (wait_high, cost)], whisker),
+            PathElement::new(vec![(wait, cost_low), (wait, cost_high)], whisker),
+            PathElement::new(
+                vec![(wait_low, cost - cap_y), (wait_low, cost + cap_y)],
+                whisker,
+            ),
+            PathElement::new(
+                vec![(wait_high, cost - cap_y), (wait_high, cost + cap_y)],
+                whisker,
+            ),
+            PathElement::new(
+                vec![(wait - cap_x, cost_low), (wait + cap_x, cost_low)],
+                whisker,
+            ),
+            PathElement::new(
+                vec![(wait - cap_x, cost_high), (wait + cap_x, cost_high)],
+                whisker,
+            ),
+        ])?;
+        chart.draw_series([
+            Circle::new((wait, cost), POINT_PX, color.filled()),
+            Circle::new((wait, cost), POINT_PX, WHITE.stroke_width(2)),
+        ])?;
+    }
+
+    // Names to the right of their points, moved down when they would overlap.
+    let label_style = bold(style::LEGEND_PX);
+    let (plot_x, _) = chart.plotting_area().get_pixel_range();
+    let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
+    let mut order: Vec<&Point> = points.iter().collect();
+    order.sort_by_key(|p| chart.backend_coord(&(p.wait.0, p.cost.0)).1);
+    for point in order {
+        let name = &results.strategies[point.strategy_idx];
+        let (w, h) = root.estimate_text_size(name, &label_style)?;
+        let (w, h) = (w as i32, h as i32);
+        let (px, py) = chart.backend_coord(&(point.wait.0, point.cost.0));
+        let x0 = if px + POINT_PX + 12 + w <= plot_x.end {
+            px + POINT_PX + 12
+        } else {
+            px - POINT_PX - 12 - w
+        };
+        let mut y0 = py - h / 2;
+        while let Some(&(_, oy, _, oh)) = placed
+            .iter()
+            .find(|&&(ox, oy, ow, oh)| x0 < ox + ow && ox < x0 + w && y0 < oy + oh && oy < y0 + h)
+        {
+            y0 = oy + oh + 4;
+        }
+        placed.push((x0, y0, w, h));
+        root.draw(&Text::new(
+            name.clone(),
+            (x0, y0),
+            label_style.color(&strategy_color(point.strategy_idx)),
+        ))?;
+    }
+    if points.is_empty() {
+        root.draw(&Text::new(
+            "summary.csv has no total_cost and wait_p95_h rows",
+            (style::MARGIN_PX, 300),
+            font(style::AXIS_PX),
+        ))?;
+    }
+    Ok(())
+}

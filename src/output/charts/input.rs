@@ -1,0 +1,194 @@
+//! Reads a result folder back: the CSV files and `run.json`, and nothing else, so that merged or
+//! copied results can be drawn without the scenario or a re-run.
+
+use std::fs;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use crate::records::{MonthlyRow, PoolMonthlyRow, PoolRow, ReplicationRow, SummaryRow};
+
+use super::ChartError;
+
+/// The part of `run.json` the charts need; other fields are ignored, so a `run.json` written by
+/// `fleetsim merge` or a later version still reads.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct RunMeta {
+    pub scenario_name: String,
+    pub currency: String,
+    /// Replications per strategy.
+    pub replications: u32,
+    pub strategies: Vec<String>,
+    pub baseline: String,
+    /// Per strategy (in the order of `strategies`), the break-even month (YYYY-MM) of the
+    /// cash view against the baseline, or null.
+    #[serde(default)]
+    pub break_even_month: Vec<Option<String>>,
+}
+
+/// Everything a result folder holds that the charts draw.
+#[derive(Debug, Clone)]
+pub struct Results {
+    pub meta: RunMeta,
+    /// Strategies in `run.json` order, then any that only the CSV files name. The index is the
+    /// strategy's colour in every chart.
+    pub strategies: Vec<String>,
+    /// Calendar months (YYYY-MM) in order, from `monthly.csv`.
+    pub months: Vec<String>,
+    pub summary: Vec<SummaryRow>,
+    pub replications: Vec<ReplicationRow>,
+    pub pools: Vec<PoolRow>,
+    pub monthly: Vec<MonthlyRow>,
+    pub pools_monthly: Vec<PoolMonthlyRow>,
+}
+
+/// The files a result folder must hold for `fleetsim plot`.
+pub const INPUT_FILES: [&str; 6] = [
+    "run.json",
+    "summary.csv",
+    "replications.csv",
+    "pools.csv",
+    "monthly.csv",
+    "pools_monthly.csv",
+];
+
+impl Results {
+    /// Reads the result folder `dir`; a missing or unreadable file is an error naming it.
+    pub fn load(dir: &Path) -> Result<Self, ChartError> {
+        if !dir.is_dir() {
+            return Err(ChartError::NoFolder {
+                dir: dir.to_path_buf(),
+            });
+        }
+        // Report every missing file at once rather than one per attempt.
+        let missing: Vec<String> = INPUT_FILES
+            .iter()
+            .filter(|name| !dir.join(name).is_file())
+            .map(|name| (*name).to_string())
+            .collect();
+        if !missing.is_empty() {
+            return Err(ChartError::Missing {
+                dir: dir.to_path_buf(),
+                files: missing,
+            });
+        }
+        let meta_path = dir.join("run.json");
+        let text = fs::read_to_string(&meta_path).map_err(|source| ChartError::Read {
+            path: meta_path.clone(),
+            source,
+        })?;
+        let meta: RunMeta = serde_json::from_str(&text).map_err(|source| ChartError::Json {
+            path: meta_path.clone(),
+            source,
+        })?;
+        let summary: Vec<SummaryRow> = read_csv(&dir.join("summary.csv"))?;
+        let replications: Vec<ReplicationRow> = read_csv(&dir.join("replications.csv"))?;
+        let pools: Vec<PoolRow> = read_csv(&dir.join("pools.csv"))?;
+        let monthly: Vec<MonthlyRow> = read_csv(&dir.join("monthly.csv"))?;
+        let pools_monthly: Vec<PoolMonthlyRow> = read_csv(&dir.join("pools_monthly.csv"))?;
+
+        let mut strategies = meta.strategies.clone();
+        let named = summary
+            .iter()
+            .map(|r| &r.strategy)
+            .chain(replications.iter().map(|r| &r.strategy))
+            .chain(monthly.iter().map(|r| &r.strategy))
+            .chain(pools_monthly.iter().map(|r| &r.strategy));
+        for name in named {
+            if !strategies.contains(name) {
+                strategies.push(name.clone());
+            }
+        }
+        let mut months: Vec<String> = Vec::new();
+        for row in &monthly {
+            if !months.contains(&row.month) {
+                months.push(row.month.clone());
+            }
+        }
+        // YYYY-MM sorts as text; merged files may interleave strategies.
+        months.sort();
+        Ok(Self {
+            meta,
+            strategies,
+            months,
+            summary,
+            replications,
+            pools,
+            monthly,
+            pools_monthly,
+        })
+    }
+
+    /// The month index of `month` (YYYY-MM), if the results cover it.
+    pub fn month_idx(&self, month: &str) -> Option<usize> {
+        self.months.iter().position(|m| m == month)
+    }
+
+    /// The summary row of `metric` for `strategy`.
+    pub fn summary_of(&self, strategy: &str, metric: &str) -> Option<&SummaryRow> {
+        self.summary
+            .iter()
+            .find(|r| r.strategy == strategy && r.metric == metric)
+    }
+
+    /// The break-even month run.json gives for `strategy`.
+    pub fn break_even_month(&self, strategy: &str) -> Option<&str> {
+        let idx = self.meta.strategies.iter().position(|s| s == strategy)?;
+        self.meta.break_even_month.get(idx)?.as_deref()
+    }
+
+    /// Pools of `strategy` in the order the CSV files list them (the strategy's pool order).
+    pub fn pools_of(&self, strategy: &str) -> Vec<&str> {
+        let mut pools: Vec<&str> = Vec::new();
+        let rows = self
+            .pools_monthly
+            .iter()
+            .filter(|r| r.strategy == strategy)
+            .map(|r| r.pool.as_str())
+            .chain(
+                self.pools
+                    .iter()
+                    .filter(|r| r.strategy == strategy)
+                    .map(|r| r.pool.as_str()),
+            );
+        for pool in rows {
+            if !pools.contains(&pool) {
+                pools.push(pool);
+            }
+        }
+        pools
+    }
+
+    /// Every pool of every strategy, each once, in order of first appearance: the index is the
+    /// pool's colour.
+    pub fn all_pools(&self) -> Vec<&str> {
+        let mut pools: Vec<&str> = Vec::new();
+        for strategy in &self.strategies {
+            for pool in self.pools_of(strategy) {
+                if !pools.contains(&pool) {
+                    pools.push(pool);
+                }
+            }
+        }
+        pools
+    }
+}
+
+fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ChartError> {
+    let csv_error = |source| ChartError::Csv {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut reader = csv::Reader::from_path(path).map_err(csv_error)?;
+    let rows = reader
+        .deserialize()
+        .collect::<Result<Vec<T>, _>>()
+        .map_err(csv_error)?;
+    if rows.is_empty() {
+        return Err(ChartError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(rows)
+}

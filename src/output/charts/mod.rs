@@ -1,0 +1,179 @@
+//! Charts for capacity planning, drawn from a result folder's CSV files and `run.json` alone.
+//!
+//! Each chart has a small module that draws on any plotters backend; this module renders each
+//! one twice, as PNG (1600 x 1000) and SVG, and writes them beside the CSV files under
+//! temporary names, renaming them into place once all are drawn. Text uses the DejaVu Sans
+//! bundled in the binary (assets/fonts/), never a system font. The look shared by all charts
+//! (palette, fonts, number and month labels) lives in [`style`].
+
+mod cost_distribution;
+mod cost_vs_wait;
+mod cumulative_cost;
+mod input;
+mod monthly_cost;
+mod pool_gpus;
+mod pool_utilization;
+pub mod style;
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+pub use input::{INPUT_FILES, Results, RunMeta};
+use style::{DrawResult, HEIGHT_PX, WIDTH_PX};
+
+use super::{OutputError, Pending, write_bytes};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    #[error("{}: no such folder; give a folder that `fleetsim run` wrote", .dir.display())]
+    NoFolder { dir: PathBuf },
+    #[error(
+        "{}: missing {}; charts are drawn from the files `fleetsim run` writes ({})",
+        .dir.display(),
+        .files.join(", "),
+        INPUT_FILES.join(", ")
+    )]
+    Missing { dir: PathBuf, files: Vec<String> },
+    #[error("{}: cannot read", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: not a fleetsim run.json", .path.display())]
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{}: not a fleetsim result CSV (the columns `fleetsim run` writes)", .path.display())]
+    Csv { path: PathBuf, source: csv::Error },
+    #[error("{}: has no rows", .path.display())]
+    Empty { path: PathBuf },
+    #[error("{}: cannot draw this chart: {message}", .path.display())]
+    Draw { path: PathBuf, message: String },
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+/// The charts fleetsim draws: a closed set, each with its own module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chart {
+    /// Cumulative cost by month, mean with a 90 % band, amortised and cash views.
+    CumulativeCost,
+    /// Monthly cost per strategy, stacked by category.
+    MonthlyCost,
+    /// Total cost over the replications, per strategy: the risk view.
+    CostDistribution,
+    /// Total cost against p95 wait, with 95 % confidence whiskers: the trade-off view.
+    CostVsWait,
+    /// Mean busy and paid GPUs per pool, month by month.
+    PoolGpus,
+    /// Utilisation per pool over the replications.
+    PoolUtilization,
+}
+
+impl Chart {
+    pub const ALL: [Chart; 6] = [
+        Chart::CumulativeCost,
+        Chart::MonthlyCost,
+        Chart::CostDistribution,
+        Chart::CostVsWait,
+        Chart::PoolGpus,
+        Chart::PoolUtilization,
+    ];
+
+    /// File name without extension: `cumulative_cost.png`, `cumulative_cost.svg`.
+    pub fn file_stem(self) -> &'static str {
+        match self {
+            Chart::CumulativeCost => "cumulative_cost",
+            Chart::MonthlyCost => "monthly_cost",
+            Chart::CostDistribution => "cost_distribution",
+            Chart::CostVsWait => "cost_vs_wait",
+            Chart::PoolGpus => "pool_gpus",
+            Chart::PoolUtilization => "pool_utilization",
+        }
+    }
+
+    /// Draws the chart on `root`, a canvas of [`WIDTH_PX`] x [`HEIGHT_PX`].
+    pub fn draw<DB: DrawingBackend>(
+        self,
+        root: &DrawingArea<DB, Shift>,
+        results: &Results,
+    ) -> DrawResult<(), DB> {
+        match self {
+            Chart::CumulativeCost => cumulative_cost::draw(root, results),
+            Chart::MonthlyCost => monthly_cost::draw(root, results),
+            Chart::CostDistribution => cost_distribution::draw(root, results),
+            Chart::CostVsWait => cost_vs_wait::draw(root, results),
+            Chart::PoolGpus => pool_gpus::draw(root, results),
+            Chart::PoolUtilization => pool_utilization::draw(root, results),
+        }
+    }
+
+    /// The chart as a PNG file's bytes.
+    pub fn render_png(self, results: &Results, path: &Path) -> Result<Vec<u8>, ChartError> {
+        style::register_fonts();
+        let mut rgb = vec![0u8; (WIDTH_PX * HEIGHT_PX * 3) as usize];
+        {
+            let root =
+                BitMapBackend::with_buffer(&mut rgb, (WIDTH_PX, HEIGHT_PX)).into_drawing_area();
+            self.draw(&root, results)
+                .and_then(|()| root.present())
+                .map_err(|error| draw_error(path, &error))?;
+        }
+        encode_png(&rgb, WIDTH_PX, HEIGHT_PX).map_err(|error| draw_error(path, &error))
+    }
+
+    /// The chart as SVG text.
+    pub fn render_svg(self, results: &Results, path: &Path) -> Result<String, ChartError> {
+        style::register_fonts();
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, HEIGHT_PX)).into_drawing_area();
+            self.draw(&root, results)
+                .and_then(|()| root.present())
+                .map_err(|error| draw_error(path, &error))?;
+        }
+        Ok(svg)
+    }
+}
+
+fn draw_error(path: &Path, error: &dyn std::error::Error) -> ChartError {
+    ChartError::Draw {
+        path: path.to_path_buf(),
+        message: error.to_string(),
+    }
+}
+
+/// RGB pixels as a PNG file.
+fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, png::EncodingError> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::High);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(rgb)?;
+    writer.finish()?;
+    Ok(bytes)
+}
+
+/// Draws every chart of the result folder `dir` as PNG and SVG beside its CSV files and returns
+/// the paths written. Nothing is renamed into place until every chart is drawn.
+pub fn draw_all(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
+    let results = Results::load(dir)?;
+    let mut pending: Vec<Pending> = Vec::new();
+    for chart in Chart::ALL {
+        let png_name = format!("{}.png", chart.file_stem());
+        let png = chart.render_png(&results, &dir.join(&png_name))?;
+        pending.push(write_bytes(dir, &png_name, &png)?);
+        let svg_name = format!("{}.svg", chart.file_stem());
+        let svg = chart.render_svg(&results, &dir.join(&svg_name))?;
+        pending.push(write_bytes(dir, &svg_name, svg.as_bytes())?);
+    }
+    Ok(pending
+        .into_iter()
+        .map(Pending::commit)
+        .collect::<Result<_, _>>()?)
+}

@@ -1,0 +1,102 @@
+//! Busy and paid GPUs per pool, month by month (mean over replications, from
+//! `pools_monthly.csv`): one panel per strategy on a shared scale, a colour per pool.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::input::Results;
+use super::style::{
+    self, DrawResult, IndexAxis, LegendItem, Swatch, bold, pool_color, strategy_color,
+};
+
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    results: &Results,
+) -> DrawResult<(), DB> {
+    let meta = &results.meta;
+    let area = style::header(
+        root,
+        &format!("Busy and paid GPUs by pool — {}", meta.scenario_name),
+        &format!(
+            "Monthly mean over {} replications: GPU-hours divided by the hours in the month",
+            meta.replications
+        ),
+    )?;
+    let all_pools = results.all_pools();
+    let mut items = vec![
+        LegendItem::new("busy", Swatch::Line(style::INK)),
+        LegendItem::new("paid for", Swatch::Dashed(style::INK)),
+    ];
+    items.extend(
+        all_pools
+            .iter()
+            .enumerate()
+            .map(|(idx, pool)| LegendItem::new(*pool, Swatch::Block(pool_color(idx)))),
+    );
+    let area = style::legend(&area, &items)?;
+
+    let top = style::extent(
+        results
+            .pools_monthly
+            .iter()
+            .flat_map(|r| [r.gpus_busy, r.gpus_paid]),
+    )
+    .end;
+    let y_range = 0.0..(top.max(1.0) * 1.08);
+    let (rows, cols) = style::panel_grid(results.strategies.len());
+    let panels = area.split_evenly((rows, cols));
+    let ticks_max = (style::WIDTH_PX as usize / cols / 170).max(2);
+    let x_axis = IndexAxis::months(results.months.clone(), ticks_max);
+
+    for (idx, (strategy, panel)) in results.strategies.iter().zip(&panels).enumerate() {
+        let mut chart = ChartBuilder::on(panel)
+            .caption(strategy, bold(style::PANEL_PX).color(&strategy_color(idx)))
+            .margin_left(16)
+            .margin_right(30)
+            .margin_bottom(6)
+            .x_label_area_size(if rows > 1 { 40 } else { 58 })
+            .y_label_area_size(100)
+            .build_cartesian_2d(x_axis.clone(), y_range.clone())?;
+        let mut mesh = chart.configure_mesh();
+        style::style_mesh(&mut mesh);
+        mesh.x_labels(12)
+            .y_labels(if rows > 1 { 5 } else { 8 })
+            .x_label_formatter(&|i| x_axis.label(*i))
+            .y_label_formatter(&|gpus| style::number_label(*gpus, &y_range))
+            .y_desc("GPUs")
+            .x_desc(if rows == 1 { "Month" } else { "" })
+            .draw()?;
+
+        for pool in results.pools_of(strategy) {
+            let color = pool_color(all_pools.iter().position(|p| *p == pool).unwrap_or(0));
+            let mut points: Vec<(f64, f64, f64)> = results
+                .pools_monthly
+                .iter()
+                .filter(|r| &r.strategy == strategy && r.pool == pool)
+                .filter_map(|r| {
+                    let month_idx = results.month_idx(&r.month)?;
+                    Some((month_idx as f64, r.gpus_busy, r.gpus_paid))
+                })
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            // A pool draws only over the months it paid for GPUs (a reservation's term, a
+            // purchase onwards), so that its lines stop rather than fall to zero.
+            for run in points.split(|&(_, _, paid)| paid.is_nan() || paid <= 0.0) {
+                if run.is_empty() {
+                    continue;
+                }
+                chart.draw_series(DashedLineSeries::new(
+                    run.iter().map(|&(x, _, paid)| (x, paid)),
+                    10,
+                    7,
+                    color.stroke_width(3),
+                ))?;
+                chart.draw_series(LineSeries::new(
+                    run.iter().map(|&(x, busy, _)| (x, busy)),
+                    color.stroke_width(4),
+                ))?;
+            }
+        }
+    }
+    Ok(())
+}
