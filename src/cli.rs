@@ -158,7 +158,11 @@ fn validate(args: ValidateArgs) -> Result<()> {
 fn plot(args: &PlotArgs) -> Result<()> {
     let files = output::charts::draw_all(&args.dir)?;
     if !args.quiet {
-        eprintln!("wrote {} charts to {}", files.len(), args.dir.display());
+        eprintln!(
+            "wrote {} chart files (PNG, SVG) to {}",
+            files.len(),
+            args.dir.display()
+        );
     }
     Ok(())
 }
@@ -248,25 +252,30 @@ fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
         files: Vec::new(),
         scenario: serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?,
     };
-    let mut files = output::write_results(&out, &run_output, &info, args.trace)?;
-    if !args.no_charts {
+    let files = output::write_results(&out, &run_output, &info, args.trace)?;
+    let charts = if args.no_charts {
+        Vec::new()
+    } else {
         // Drawn from the files just written, exactly as `fleetsim plot` would.
-        let charts = output::charts::draw_all(&out).with_context(|| {
+        output::charts::draw_all(&out).with_context(|| {
             format!(
                 "the CSV files are written but the charts are not; try `fleetsim plot {}`",
                 out.display()
             )
-        })?;
-        files.extend(charts);
-    }
+        })?
+    };
     if !args.quiet {
         print!("{}", output::summary_table(config, &run_output.aggregates));
         let names: Vec<String> = files
             .iter()
             .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect();
+        let charts = match charts.len() {
+            0 => String::new(),
+            n => format!(" and {n} chart files (PNG, SVG)"),
+        };
         eprintln!(
-            "wrote {} to {} ({:.1} s, {} events)",
+            "wrote {}{charts} to {} ({:.1} s, {} events)",
             names.join(", "),
             out.display(),
             wall_time_s,

@@ -1,6 +1,7 @@
 //! The integration test crate: each module tests one area end to end.
 //! Statistical tests run in release mode (`cargo test --release`).
 
+mod charts;
 mod cli;
 mod common;
 mod determinism;

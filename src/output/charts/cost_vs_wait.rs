@@ -13,7 +13,13 @@ struct Point {
     strategy_idx: usize,
     wait: (f64, f64, f64),
     cost: (f64, f64, f64),
+    /// Mean share of the arrived jobs still queued or running at the horizon's end.
+    unfinished: f64,
 }
+
+/// Above this share of unfinished jobs a point's name says so: its wait counts only the jobs
+/// that started, so a strategy that leaves work queued looks better than it is.
+const UNFINISHED_NOTED: f64 = 0.05;
 
 const POINT_PX: i32 = 11;
 
@@ -50,10 +56,17 @@ pub fn draw<DB: DrawingBackend>(
         .filter_map(|(strategy_idx, s)| {
             let wait = triple(s, "wait_p95_h")?;
             let cost = triple(s, "total_cost")?;
+            let unfinished = match (triple(s, "jobs_unfinished"), triple(s, "jobs_arrived")) {
+                (Some((unfinished, _, _)), Some((arrived, _, _))) if arrived > 0.0 => {
+                    unfinished / arrived
+                }
+                _ => 0.0,
+            };
             (wait.0.is_finite() && cost.0.is_finite()).then_some(Point {
                 strategy_idx,
                 wait,
                 cost,
+                unfinished,
             })
         })
         .collect();
@@ -128,8 +141,14 @@ pub fn draw<DB: DrawingBackend>(
     let mut order: Vec<&Point> = points.iter().collect();
     order.sort_by_key(|p| chart.backend_coord(&(p.wait.0, p.cost.0)).1);
     for point in order {
-        let name = &results.strategies[point.strategy_idx];
-        let (w, h) = root.estimate_text_size(name, &label_style)?;
+        let mut name = results.strategies[point.strategy_idx].clone();
+        if point.unfinished > UNFINISHED_NOTED {
+            name = format!(
+                "{name} ({:.0} % of jobs unfinished)",
+                point.unfinished * 100.0
+            );
+        }
+        let (w, h) = root.estimate_text_size(&name, &label_style)?;
         let (w, h) = (w as i32, h as i32);
         let (px, py) = chart.backend_coord(&(point.wait.0, point.cost.0));
         let x0 = if px + POINT_PX + 12 + w <= plot_x.end {
@@ -146,7 +165,7 @@ pub fn draw<DB: DrawingBackend>(
         }
         placed.push((x0, y0, w, h));
         root.draw(&Text::new(
-            name.clone(),
+            name,
             (x0, y0),
             label_style.color(&strategy_color(point.strategy_idx)),
         ))?;

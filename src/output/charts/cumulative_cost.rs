@@ -1,15 +1,15 @@
 //! Cumulative cost by month per strategy: the mean line over a band holding 90 % of the
-//! replications (p5..p95), amortised view beside cash view, break-even months marked on the
-//! cash view (where `run.json` puts them).
+//! replications (p5..p95), amortised view beside cash view, break-even months (from
+//! `run.json`) marked on the cash curves and named in the legend.
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use super::input::Results;
 use super::style::{
-    self, BAND_ALPHA, DrawResult, IndexAxis, LegendItem, MoneyAxis, Swatch, bold, font,
-    strategy_color,
+    self, BAND_ALPHA, DrawResult, IndexAxis, LegendItem, MoneyAxis, Swatch, font, strategy_color,
 };
 use crate::records::MonthlyRow;
 
@@ -72,15 +72,24 @@ pub fn draw<DB: DrawingBackend>(
         root,
         &format!("Cumulative cost by month — {}", meta.scenario_name),
         &format!(
-            "Line: mean over {} replications; band: 5th to 95th percentile of the replications; {}",
-            meta.replications, meta.currency
+            "Line: mean over {} replications; band: 5th to 95th percentile of the replications",
+            meta.replications
         ),
     )?;
     let items: Vec<LegendItem> = results
         .strategies
         .iter()
         .enumerate()
-        .map(|(idx, name)| LegendItem::new(name, Swatch::LineOnBand(strategy_color(idx))))
+        .map(|(idx, name)| {
+            LegendItem::new(
+                legend_label(results, name),
+                Swatch::LineOnBand(strategy_color(idx)),
+            )
+        })
+        .chain(std::iter::once(LegendItem::new(
+            "break-even: cash cost below the baseline's from then on",
+            Swatch::Ring(style::INK),
+        )))
         .collect();
     let area = style::legend(&area, &items)?;
 
@@ -159,92 +168,53 @@ pub fn draw<DB: DrawingBackend>(
             chart.draw_series(LineSeries::new(line, color.stroke_width(4)))?;
         }
         if view == View::Cash {
-            break_even_marks(root, &mut chart, results, &curves)?;
+            break_even_marks(&mut chart, results, &curves)?;
         }
     }
     Ok(())
 }
 
-/// Marks each strategy's break-even month on its cash curve and lists them in a corner of the
-/// plot that no curve crosses.
+/// Marks each strategy's break-even month on its cash curve: a circle on the curve and a
+/// dashed drop line to the month axis.
 fn break_even_marks<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    chart: &mut ChartContext<
-        '_,
-        DB,
-        Cartesian2d<IndexAxis, plotters::coord::types::RangedCoordf64>,
-    >,
+    chart: &mut ChartContext<'_, DB, Cartesian2d<IndexAxis, RangedCoordf64>>,
     results: &Results,
     curves: &[[Curve; 2]],
 ) -> DrawResult<(), DB> {
-    let baseline = &results.meta.baseline;
-    let mut lines: Vec<(String, RGBColor)> = vec![(
-        format!("Break-even month (\u{25CB}) against {baseline}:"),
-        style::INK,
-    )];
     for (idx, strategy) in results.strategies.iter().enumerate() {
-        if strategy == baseline {
-            continue;
-        }
-        let color = strategy_color(idx);
-        let Some(month) = results.break_even_month(strategy) else {
-            lines.push((format!("{strategy}: not within the horizon"), color));
-            continue;
-        };
-        lines.push((format!("{strategy}: {month}"), color));
-        let Some(month_idx) = results.month_idx(month) else {
+        let Some(month_idx) = results
+            .break_even_month(strategy)
+            .and_then(|month| results.month_idx(month))
+        else {
             continue;
         };
         let x = month_idx as f64;
         let Some(&(_, mean, _, _)) = curves[idx][1].iter().find(|p| p.0 == x) else {
             continue;
         };
+        let color = strategy_color(idx);
         chart.draw_series(std::iter::once(DashedPathElement::new(
             vec![(x, 0.0), (x, mean)],
             8,
             6,
             color.stroke_width(2),
         )))?;
-        chart.draw_series(std::iter::once(Circle::new((x, mean), 9, WHITE.filled())))?;
-        chart.draw_series(std::iter::once(Circle::new(
-            (x, mean),
-            9,
-            color.stroke_width(4),
-        )))?;
-    }
-    if lines.len() == 1 {
-        return Ok(());
-    }
-
-    // The note goes in the first corner of the plot that holds no curve.
-    let note_style = font(style::NOTE_PX);
-    let line_px = style::NOTE_PX as i32 + 10;
-    let mut note_w = 0;
-    for (text, _) in &lines {
-        note_w = note_w.max(root.estimate_text_size(text, &note_style)?.0 as i32);
-    }
-    let note_size = (note_w + 16, line_px * lines.len() as i32 + 8);
-    let plot = chart.plotting_area();
-    let (x_px, y_px) = plot.get_pixel_range();
-    let occupied: Vec<(i32, i32)> = curves
-        .iter()
-        .flat_map(|c| c[1].iter())
-        .flat_map(|&(x, mean, p5, p95)| [(x, mean), (x, p5), (x, p95)])
-        .filter(|p| p.1.is_finite())
-        .map(|p| chart.backend_coord(&p))
-        .collect();
-    let (left, top) = style::free_corner((x_px, y_px), note_size, &occupied);
-    for (line_idx, (text, color)) in lines.iter().enumerate() {
-        let style = if line_idx == 0 {
-            bold(style::NOTE_PX)
-        } else {
-            note_style.color(color)
-        };
-        root.draw(&Text::new(
-            text.clone(),
-            (left + 8, top + 6 + line_px * line_idx as i32),
-            style,
-        ))?;
+        chart.draw_series([
+            Circle::new((x, mean), 9, WHITE.filled()),
+            Circle::new((x, mean), 9, color.stroke_width(4)),
+        ])?;
     }
     Ok(())
+}
+
+/// A strategy's legend entry: its name and, since the legend is the one place that cannot hide
+/// a curve, its break-even month.
+fn legend_label(results: &Results, strategy: &str) -> String {
+    if strategy == results.meta.baseline {
+        return format!("{strategy} (baseline)");
+    }
+    match results.break_even_month(strategy) {
+        Some(month) => format!("{strategy}: break-even {month}"),
+        None => format!("{strategy}: no break-even"),
+    }
 }

@@ -192,3 +192,77 @@ fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ChartError> {
     }
     Ok(rows)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/charts")
+    }
+
+    #[test]
+    fn a_result_folder_reads_back_in_run_json_order() {
+        let results = Results::load(&fixture()).unwrap();
+        assert_eq!(results.meta.scenario_name, "chart-fixture");
+        assert_eq!(
+            results.strategies,
+            ["cloud-on-demand", "reserved-burst", "hybrid-dgx-spot"]
+        );
+        assert_eq!(
+            results.months,
+            [
+                "2027-01", "2027-02", "2027-03", "2027-04", "2027-05", "2027-06"
+            ]
+        );
+        assert_eq!(
+            results.pools_of("hybrid-dgx-spot"),
+            ["dgx", "h100-spot", "h100-on-demand"]
+        );
+        assert_eq!(
+            results.all_pools(),
+            ["h100-on-demand", "h100-reserved", "dgx", "h100-spot"]
+        );
+        assert_eq!(results.break_even_month("cloud-on-demand"), None);
+        assert_eq!(results.break_even_month("reserved-burst"), Some("2027-01"));
+        assert_eq!(results.month_idx("2027-04"), Some(3));
+    }
+
+    #[test]
+    fn every_missing_file_is_named_at_once() {
+        let dir =
+            std::env::temp_dir().join(format!("fleetsim-charts-input-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        fs::copy(fixture().join("run.json"), dir.join("run.json")).unwrap();
+        fs::copy(fixture().join("pools.csv"), dir.join("pools.csv")).unwrap();
+        let error = Results::load(&dir).unwrap_err();
+        let ChartError::Missing { files, .. } = &error else {
+            panic!("{error}");
+        };
+        assert_eq!(
+            files,
+            &[
+                "summary.csv",
+                "replications.csv",
+                "monthly.csv",
+                "pools_monthly.csv"
+            ]
+        );
+
+        for file in INPUT_FILES {
+            fs::copy(fixture().join(file), dir.join(file)).unwrap();
+        }
+        fs::write(
+            dir.join("summary.csv"),
+            "strategy,metric,mean,std,ci95_low,ci95_high,p5,p50,p95,n\n",
+        )
+        .unwrap();
+        let error = Results::load(&dir).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("{}: has no rows", dir.join("summary.csv").display())
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -6,8 +6,7 @@ use plotters::prelude::*;
 
 use super::input::Results;
 use super::style::{
-    self, CATEGORY_COLORS, DrawResult, IndexAxis, LegendItem, MoneyAxis, Swatch, bold,
-    strategy_color,
+    self, CATEGORY_COLORS, DrawResult, IndexAxis, LegendItem, MoneyAxis, Swatch, strategy_color,
 };
 use crate::records::MonthlyRow;
 
@@ -32,7 +31,7 @@ pub fn draw<DB: DrawingBackend>(
         root,
         &format!("Monthly cost by category — {}", meta.scenario_name),
         &format!(
-            "Mean over {} replications; amortised view (capital spread over its amortisation); {}",
+            "Cost per month, mean over {} replications; amortised view (capital spread over its amortisation); {}",
             meta.replications, meta.currency
         ),
     )?;
@@ -61,8 +60,9 @@ pub fn draw<DB: DrawingBackend>(
     let x_axis = IndexAxis::months(results.months.clone(), ticks_max);
 
     for (idx, (strategy, panel)) in results.strategies.iter().zip(&panels).enumerate() {
+        let (caption, caption_style) = style::panel_caption(panel, strategy, strategy_color(idx))?;
         let mut chart = ChartBuilder::on(panel)
-            .caption(strategy, bold(style::PANEL_PX).color(&strategy_color(idx)))
+            .caption(caption, caption_style)
             .margin_left(16)
             .margin_right(30)
             .margin_bottom(6)
@@ -76,7 +76,12 @@ pub fn draw<DB: DrawingBackend>(
             .y_labels(if rows > 1 { 5 } else { 8 })
             .x_label_formatter(&|i| x_axis.label(*i))
             .y_label_formatter(&|amount| money.label(*amount))
-            .y_desc(format!("Cost per month ({})", money.unit))
+            // A long rotated label would not fit the height of a panel in a grid.
+            .y_desc(if rows == 1 {
+                format!("Cost per month ({})", money.unit)
+            } else {
+                money.unit.clone()
+            })
             .x_desc(if rows == 1 { "Month" } else { "" })
             .draw()?;
 

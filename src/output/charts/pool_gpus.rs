@@ -5,9 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::input::Results;
-use super::style::{
-    self, DrawResult, IndexAxis, LegendItem, Swatch, bold, pool_color, strategy_color,
-};
+use super::style::{self, DrawResult, IndexAxis, LegendItem, Swatch, pool_color, strategy_color};
 
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -49,8 +47,9 @@ pub fn draw<DB: DrawingBackend>(
     let x_axis = IndexAxis::months(results.months.clone(), ticks_max);
 
     for (idx, (strategy, panel)) in results.strategies.iter().zip(&panels).enumerate() {
+        let (caption, caption_style) = style::panel_caption(panel, strategy, strategy_color(idx))?;
         let mut chart = ChartBuilder::on(panel)
-            .caption(strategy, bold(style::PANEL_PX).color(&strategy_color(idx)))
+            .caption(caption, caption_style)
             .margin_left(16)
             .margin_right(30)
             .margin_bottom(6)
@@ -82,9 +81,12 @@ pub fn draw<DB: DrawingBackend>(
             // A pool draws only over the months it paid for GPUs (a reservation's term, a
             // purchase onwards), so that its lines stop rather than fall to zero.
             for run in points.split(|&(_, _, paid)| paid.is_nan() || paid <= 0.0) {
-                if run.is_empty() {
-                    continue;
-                }
+                // A single month has no line to draw: a short level segment shows it.
+                let run: Vec<(f64, f64, f64)> = match run {
+                    [] => continue,
+                    [(x, busy, paid)] => vec![(x - 0.3, *busy, *paid), (x + 0.3, *busy, *paid)],
+                    _ => run.to_vec(),
+                };
                 chart.draw_series(DashedLineSeries::new(
                     run.iter().map(|&(x, _, paid)| (x, paid)),
                     10,

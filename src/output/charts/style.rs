@@ -114,26 +114,90 @@ pub type DrawResult<T, DB> = Result<T, DrawingAreaErrorKind<<DB as DrawingBacken
 /// Left and right margin of headers and legends, in pixels.
 pub const MARGIN_PX: i32 = 36;
 
-/// Fills the canvas white, draws the title and the subtitle (one line each) and returns the
-/// area below them.
+/// Fills the canvas white, draws the title (smaller when a long scenario name would not fit)
+/// and the subtitle (wrapped onto more lines when needed) and returns the area below them.
 pub fn header<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     subtitle: &str,
 ) -> DrawResult<DrawingArea<DB, Shift>, DB> {
     root.fill(&WHITE)?;
+    let (width, _) = root.dim_in_pixel();
+    let width_max = width - 2 * MARGIN_PX as u32;
+    let mut title_px = TITLE_PX;
+    while title_px > TITLE_MIN_PX && root.estimate_text_size(title, &bold(title_px))?.0 > width_max
+    {
+        title_px -= 2;
+    }
+    let mut y = 22;
     root.draw(&Text::new(
         title.to_string(),
-        (MARGIN_PX, 22),
-        bold(TITLE_PX),
+        (MARGIN_PX, y),
+        bold(title_px),
     ))?;
-    root.draw(&Text::new(
-        subtitle.to_string(),
-        (MARGIN_PX, 22 + TITLE_PX as i32 + 14),
-        font(SUBTITLE_PX).color(&MUTED),
-    ))?;
-    let (_, rest) = root.split_vertically(22 + TITLE_PX + 14 + SUBTITLE_PX + 18);
+    y += title_px as i32 + 14;
+    let subtitle_style = font(SUBTITLE_PX).color(&MUTED);
+    for line in wrap(root, subtitle, &subtitle_style, width_max)? {
+        root.draw(&Text::new(line, (MARGIN_PX, y), subtitle_style.clone()))?;
+        y += SUBTITLE_PX as i32 + 8;
+    }
+    let (_, rest) = root.split_vertically(y + 10);
     Ok(rest)
+}
+
+/// A panel's caption in bold `color`, as large as fits the panel's width (at least
+/// [`CAPTION_MIN_PX`]), shortened with an ellipsis beyond that.
+pub fn panel_caption<DB: DrawingBackend>(
+    panel: &DrawingArea<DB, Shift>,
+    text: &str,
+    color: RGBColor,
+) -> DrawResult<(String, TextStyle<'static>), DB> {
+    let width_max = panel.dim_in_pixel().0.saturating_sub(40);
+    let mut size_px = PANEL_PX;
+    while size_px > CAPTION_MIN_PX && panel.estimate_text_size(text, &bold(size_px))?.0 > width_max
+    {
+        size_px -= 2;
+    }
+    let mut style = bold(size_px);
+    style.color = color.to_backend_color();
+    let mut chars: Vec<char> = text.chars().collect();
+    let mut caption = text.to_string();
+    while chars.len() > 4 && panel.estimate_text_size(&caption, &style)?.0 > width_max {
+        chars.pop();
+        caption = format!("{}\u{2026}", chars.iter().collect::<String>());
+    }
+    Ok((caption, style))
+}
+
+/// The smallest a panel caption gets before it is shortened.
+pub const CAPTION_MIN_PX: u32 = 20;
+
+/// The smallest a title gets to fit a long scenario name.
+const TITLE_MIN_PX: u32 = 30;
+
+/// `text` in lines no wider than `width_max` pixels, broken between words.
+fn wrap<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    style: &TextStyle,
+    width_max: u32,
+) -> DrawResult<Vec<String>, DB> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let candidate = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if !line.is_empty() && area.estimate_text_size(&candidate, style)?.0 > width_max {
+            lines.push(std::mem::replace(&mut line, word.to_string()));
+        } else {
+            line = candidate;
+        }
+    }
+    lines.push(line);
+    Ok(lines)
 }
 
 /// How a legend entry shows its colour.
@@ -145,6 +209,8 @@ pub enum Swatch {
     Block(RGBColor),
     /// A thick line over a light band: a mean with its spread.
     LineOnBand(RGBColor),
+    /// A ring: a marked point.
+    Ring(RGBColor),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -228,6 +294,11 @@ fn draw_swatch<DB: DrawingBackend>(
             ))?;
             area.draw(&PathElement::new(line(), color.stroke_width(5)))?;
         }
+        Swatch::Ring(color) => {
+            let center = (x + SWATCH_W_PX / 2, mid_y);
+            area.draw(&Circle::new(center, 9, WHITE.filled()))?;
+            area.draw(&Circle::new(center, 9, color.stroke_width(4)))?;
+        }
     }
     Ok(())
 }
@@ -249,33 +320,6 @@ where
         .label_style(font(TICK_PX).color(&MUTED))
         .axis_desc_style(font(AXIS_PX))
         .set_all_tick_mark_size(6);
-}
-
-/// The top-left pixel of a `size` (width, height) box in the first corner of the plot area
-/// (`plot`: x and y pixel ranges) that holds none of the `occupied` pixels: top left, bottom
-/// right, top right, then bottom left; top left when every corner is taken.
-pub fn free_corner(
-    plot: (Range<i32>, Range<i32>),
-    size: (i32, i32),
-    occupied: &[(i32, i32)],
-) -> (i32, i32) {
-    const INSET_PX: i32 = 12;
-    let (xs, ys) = plot;
-    let (w, h) = size;
-    let left = xs.start + INSET_PX;
-    let right = xs.end - INSET_PX - w;
-    let top = ys.start + INSET_PX;
-    let bottom = ys.end - INSET_PX - h;
-    let corners = [(left, top), (right, bottom), (right, top), (left, bottom)];
-    let is_free = |&(x0, y0): &(i32, i32)| {
-        !occupied.iter().any(|&(x, y)| {
-            x >= x0 - INSET_PX
-                && x <= x0 + w + INSET_PX
-                && y >= y0 - INSET_PX
-                && y <= y0 + h + INSET_PX
-        })
-    };
-    corners.into_iter().find(is_free).unwrap_or((left, top))
 }
 
 /// Rows and columns of a grid of `n` panels on a wide canvas.
@@ -491,22 +535,6 @@ mod tests {
         assert_eq!(axis.label(2.6), "m3");
         assert_eq!(axis.label(-3.0), "");
         assert!(axis.key_points(LightPoints::new(10, 20)).is_empty());
-    }
-
-    #[test]
-    fn a_note_goes_to_the_first_free_corner() {
-        let plot = (0..1000, 0..500);
-        assert_eq!(free_corner(plot.clone(), (100, 50), &[]), (12, 12));
-        // Cumulative costs rise from the bottom left: the top left is free.
-        let rising: Vec<(i32, i32)> = (0..=100).map(|i| (i * 10, 500 - i * 5)).collect();
-        assert_eq!(free_corner(plot.clone(), (100, 50), &rising), (12, 12));
-        let falling: Vec<(i32, i32)> = (0..=100).map(|i| (i * 10, i * 5)).collect();
-        assert_eq!(free_corner(plot.clone(), (100, 50), &falling), (888, 12));
-        let everywhere: Vec<(i32, i32)> = (0..1000)
-            .step_by(5)
-            .flat_map(|x| (0..500).step_by(5).map(move |y| (x, y)))
-            .collect();
-        assert_eq!(free_corner(plot, (100, 50), &everywhere), (12, 12));
     }
 
     #[test]

@@ -1,0 +1,219 @@
+//! Charts end to end (issue 4): `fleetsim plot` and `fleetsim run` draw every chart as a PNG
+//! that decodes at 1600 x 1000 and an SVG that names every strategy in its text, from the tiny
+//! result folder in tests/data/charts (CSV files and run.json only).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use fleetsim::output::charts::INPUT_FILES;
+use fleetsim::output::charts::style::strategy_color;
+
+use crate::common::{fleetsim, temp_dir};
+
+const FIXTURE: &str = "tests/data/charts";
+const CHARTS: [&str; 6] = [
+    "cumulative_cost",
+    "monthly_cost",
+    "cost_distribution",
+    "cost_vs_wait",
+    "pool_gpus",
+    "pool_utilization",
+];
+const STRATEGIES: [&str; 3] = ["cloud-on-demand", "reserved-burst", "hybrid-dgx-spot"];
+
+/// A copy of the fixture's result files (without the scenario), as a user would copy results.
+fn copied_results(name: &str, leave_out: &[&str]) -> PathBuf {
+    let dir = temp_dir(name);
+    for file in INPUT_FILES.iter().filter(|f| !leave_out.contains(f)) {
+        fs::copy(Path::new(FIXTURE).join(file), dir.join(file)).unwrap();
+    }
+    dir
+}
+
+/// Width, height and RGB pixels of a PNG file.
+fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let file = fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .unwrap_or_else(|e| panic!("{}: not a PNG: {e}", path.display()));
+    let mut pixels = vec![0; reader.output_buffer_size().expect("fits in memory")];
+    let info = reader
+        .next_frame(&mut pixels)
+        .unwrap_or_else(|e| panic!("{}: does not decode: {e}", path.display()));
+    assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+/// The text content of every `<text>` element of an SVG file.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|element| {
+            let (_, rest) = element.split_once('>')?;
+            let (content, _) = rest.split_once("</text>")?;
+            Some(content.trim().to_string())
+        })
+        .collect()
+}
+
+fn has_pixel(pixels: &[u8], rgb: [u8; 3]) -> bool {
+    pixels.chunks_exact(3).any(|p| p == rgb)
+}
+
+/// Every chart exists as a decodable PNG of 1600 x 1000 and an SVG naming every strategy.
+fn assert_charts(dir: &Path) {
+    for chart in CHARTS {
+        let png_path = dir.join(format!("{chart}.png"));
+        let (width, height, pixels) = decode_png(&png_path);
+        assert_eq!((width, height), (1600, 1000), "{}", png_path.display());
+        // Drawn, not blank: more than white and one ink.
+        let mut colors: Vec<&[u8]> = pixels.chunks_exact(3).collect();
+        colors.sort_unstable();
+        colors.dedup();
+        assert!(
+            colors.len() > 50,
+            "{}: {} colours",
+            png_path.display(),
+            colors.len()
+        );
+
+        let svg_path = dir.join(format!("{chart}.svg"));
+        let svg = fs::read_to_string(&svg_path).unwrap();
+        assert!(svg.starts_with("<svg"), "{}", svg_path.display());
+        assert!(
+            svg.contains(r#"width="1600" height="1000""#),
+            "{}",
+            svg_path.display()
+        );
+        let texts = svg_texts(&svg);
+        for strategy in STRATEGIES {
+            assert!(
+                texts.iter().any(|t| t.contains(strategy)),
+                "{}: no text names {strategy}: {texts:?}",
+                svg_path.display()
+            );
+        }
+        // Text is set in the bundled family, with the viewer's sans-serif as fallback.
+        assert!(svg.contains(r#"font-family="DejaVu Sans, sans-serif""#));
+    }
+    // Each strategy keeps its colour (run.json order) wherever strategies are colour-coded.
+    for chart in [
+        "cumulative_cost",
+        "cost_distribution",
+        "cost_vs_wait",
+        "pool_utilization",
+    ] {
+        let (_, _, pixels) = decode_png(&dir.join(format!("{chart}.png")));
+        for (idx, strategy) in STRATEGIES.iter().enumerate() {
+            let color = strategy_color(idx);
+            assert!(
+                has_pixel(&pixels, [color.0, color.1, color.2]),
+                "{chart}.png: no pixel in {strategy}'s colour {color:?}"
+            );
+        }
+    }
+    let partial: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".partial"))
+        .collect();
+    assert!(partial.is_empty(), "left behind: {partial:?}");
+}
+
+#[test]
+fn plot_draws_every_chart_from_copied_results() {
+    let dir = copied_results("plot", &[]);
+    let out = fleetsim(&["plot", dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("wrote 12 chart files"), "{stderr}");
+    assert_charts(&dir);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn plot_names_the_missing_file() {
+    let dir = copied_results("plot-missing", &["monthly.csv"]);
+    let out = fleetsim(&["plot", dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(stderr.contains("missing monthly.csv;"), "{stderr}");
+    assert!(stderr.contains(dir.to_str().unwrap()), "{stderr}");
+    assert!(!dir.join("cumulative_cost.png").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn plot_names_a_folder_that_does_not_exist() {
+    let out = fleetsim(&["plot", "tests/data/no-such-results"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("tests/data/no-such-results: no such folder"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn plot_names_a_csv_that_is_not_ours() {
+    let dir = copied_results("plot-bad-csv", &[]);
+    fs::write(dir.join("pools.csv"), "pool,cost\ndgx,12\n").unwrap();
+    let out = fleetsim(&["plot", dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("pools.csv: not a fleetsim result CSV"),
+        "{stderr}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn run_draws_charts_unless_told_not_to() {
+    let scenario = format!("{FIXTURE}/scenario.toml");
+    let dir = temp_dir("run-charts");
+    let out = fleetsim(&[
+        "run",
+        &scenario,
+        "--out",
+        dir.to_str().unwrap(),
+        "--force",
+        "--quiet",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_charts(&dir);
+
+    let bare = temp_dir("run-no-charts");
+    let out = fleetsim(&[
+        "run",
+        &scenario,
+        "--out",
+        bare.to_str().unwrap(),
+        "--force",
+        "--quiet",
+        "--no-charts",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(bare.join("monthly.csv").exists());
+    let images: Vec<_> = fs::read_dir(&bare)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".png") || name.ends_with(".svg"))
+        .collect();
+    assert!(images.is_empty(), "--no-charts drew {images:?}");
+    fs::remove_dir_all(&dir).unwrap();
+    fs::remove_dir_all(&bare).unwrap();
+}
