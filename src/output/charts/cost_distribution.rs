@@ -55,8 +55,8 @@ pub fn draw<DB: DrawingBackend>(
             meta.scenario_name
         ),
         &format!(
-            "Box: 25th to 75th percentile; thick line: median; whiskers: 5th to 95th percentile; dots: the {} replications",
-            meta.replications
+            "Box: 25th to 75th percentile; thick line: median; whiskers: 5th to 95th percentile; dots: the {}",
+            style::replications(meta.replications)
         ),
     )?;
     let baseline = &meta.baseline;

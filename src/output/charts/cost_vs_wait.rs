@@ -32,8 +32,8 @@ pub fn draw<DB: DrawingBackend>(
         root,
         &format!("Cost against wait — {}", meta.scenario_name),
         &format!(
-            "Means over {} replications; whiskers: 95 % confidence intervals (hidden when narrower than the dot); lower left is better",
-            meta.replications
+            "Means over {}; whiskers: 95 % confidence intervals (hidden when narrower than the dot); lower left is better",
+            style::replications(meta.replications)
         ),
     )?;
     let items: Vec<LegendItem> = results
@@ -44,10 +44,12 @@ pub fn draw<DB: DrawingBackend>(
         .collect();
     let area = style::legend(&area, &items)?;
 
+    // One replication has no interval (NaN bounds): its whiskers shrink to the point.
     let triple = |strategy: &str, metric: &str| {
-        results
-            .summary_of(strategy, metric)
-            .map(|r| (r.mean, r.ci95_low, r.ci95_high))
+        results.summary_of(strategy, metric).map(|r| {
+            let bound = |b: f64| if b.is_finite() { b } else { r.mean };
+            (r.mean, bound(r.ci95_low), bound(r.ci95_high))
+        })
     };
     let points: Vec<Point> = results
         .strategies

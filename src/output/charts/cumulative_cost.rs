@@ -72,8 +72,8 @@ pub fn draw<DB: DrawingBackend>(
         root,
         &format!("Cumulative cost by month — {}", meta.scenario_name),
         &format!(
-            "Line: mean over {} replications; band: 5th to 95th percentile of the replications",
-            meta.replications
+            "Line: mean over {}; band: 5th to 95th percentile of the replications",
+            style::replications(meta.replications)
         ),
     )?;
     let items: Vec<LegendItem> = results

@@ -31,8 +31,9 @@ pub fn draw<DB: DrawingBackend>(
         root,
         &format!("Monthly cost by category — {}", meta.scenario_name),
         &format!(
-            "Cost per month, mean over {} replications; amortised view (capital spread over its amortisation); {}",
-            meta.replications, meta.currency
+            "Cost per month, mean over {}; amortised view (capital spread over its amortisation); {}",
+            style::replications(meta.replications),
+            meta.currency
         ),
     )?;
     // Only categories some strategy pays for get a legend entry.
@@ -73,7 +74,7 @@ pub fn draw<DB: DrawingBackend>(
         style::style_mesh(&mut mesh);
         mesh.disable_x_mesh()
             .x_labels(12)
-            .y_labels(if rows > 1 { 5 } else { 8 })
+            .y_labels(if rows > 1 { 6 } else { 8 })
             .x_label_formatter(&|i| x_axis.label(*i))
             .y_label_formatter(&|amount| money.label(*amount))
             // A long rotated label would not fit the height of a panel in a grid.

@@ -16,8 +16,8 @@ pub fn draw<DB: DrawingBackend>(
         root,
         &format!("Busy and paid GPUs by pool — {}", meta.scenario_name),
         &format!(
-            "Monthly mean over {} replications: GPU-hours divided by the hours in the month",
-            meta.replications
+            "Monthly mean over {}: GPU-hours divided by the hours in the month",
+            style::replications(meta.replications)
         ),
     )?;
     let all_pools = results.all_pools();
@@ -59,7 +59,7 @@ pub fn draw<DB: DrawingBackend>(
         let mut mesh = chart.configure_mesh();
         style::style_mesh(&mut mesh);
         mesh.x_labels(12)
-            .y_labels(if rows > 1 { 5 } else { 8 })
+            .y_labels(if rows > 1 { 6 } else { 8 })
             .x_label_formatter(&|i| x_axis.label(*i))
             .y_label_formatter(&|gpus| style::number_label(*gpus, &y_range))
             .y_desc("GPUs")

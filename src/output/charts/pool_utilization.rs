@@ -46,13 +46,12 @@ fn slots(results: &Results) -> Vec<Slot> {
                 Some(t) => format!("{pool} ({t})"),
                 None => pool.to_string(),
             };
-            let paid = rows.iter().any(|r| r.gpu_hours_paid > 0.0);
             let values: Vec<f64> = rows
                 .iter()
-                .filter(|r| r.gpu_hours_paid > 0.0)
+                .filter(|r| r.gpu_hours_paid > 0.0 && r.utilization.is_finite())
                 .map(|r| r.utilization)
                 .collect();
-            let utilization = paid.then(|| {
+            let utilization = (!values.is_empty()).then(|| {
                 (
                     mean(&values),
                     quantile(&values, 0.05),
@@ -78,9 +77,9 @@ pub fn draw<DB: DrawingBackend>(
         root,
         &format!("GPU utilisation by pool — {}", meta.scenario_name),
         &format!(
-            "Busy / paid GPU-hours over {} months. Bar: mean over {} replications; whisker: 5th to 95th percentile",
+            "Busy / paid GPU-hours over {} months. Bar: mean over {}; whisker: 5th to 95th percentile",
             results.months.len(),
-            meta.replications
+            style::replications(meta.replications)
         ),
     )?;
     let has_on_prem = results.pools.iter().any(|r| r.pool_type == "on_prem");

@@ -481,6 +481,15 @@ pub fn quantile(values: &[f64], q: f64) -> f64 {
     crate::stats::percentile(&sorted, q)
 }
 
+/// "1 replication", "30 replications".
+pub fn replications(n: u32) -> String {
+    if n == 1 {
+        "1 replication".to_string()
+    } else {
+        format!("{n} replications")
+    }
+}
+
 pub fn mean(values: &[f64]) -> f64 {
     let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     if finite.is_empty() {
