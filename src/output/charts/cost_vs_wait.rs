@@ -17,9 +17,10 @@ struct Point {
     unfinished: f64,
 }
 
-/// Above this share of unfinished jobs a point's name says so: its wait counts only the jobs
-/// that started, so a strategy that leaves work queued looks better than it is.
-const UNFINISHED_NOTED: f64 = 0.05;
+/// Above this share of unfinished jobs a point's name says so (as the summary table does): its
+/// wait counts only the jobs that started, so a strategy that leaves work queued looks better
+/// than it is.
+const UNFINISHED_NOTED: f64 = 0.01;
 
 const POINT_PX: i32 = 11;
 
@@ -145,10 +146,9 @@ pub fn draw<DB: DrawingBackend>(
     for point in order {
         let mut name = results.strategies[point.strategy_idx].clone();
         if point.unfinished > UNFINISHED_NOTED {
-            name = format!(
-                "{name} ({:.0} % of jobs unfinished)",
-                point.unfinished * 100.0
-            );
+            let percent = point.unfinished * 100.0;
+            let decimals = usize::from(percent < 10.0);
+            name = format!("{name} ({percent:.decimals$} % of jobs unfinished)");
         }
         let (w, h) = root.estimate_text_size(&name, &label_style)?;
         let (w, h) = (w as i32, h as i32);
