@@ -1,6 +1,8 @@
 //! The command line: clap's types are turned into ours here and nowhere else; errors become
 //! messages on stderr and exit codes (0 success, 1 error, 2 bad usage).
 
+mod sweep;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -21,7 +23,7 @@ use crate::scenario::{self, Loaded, Override};
     version,
     about = "Monte Carlo simulator for hybrid GPU fleets: compare on-prem, reserved, on-demand and spot strategies by cost, wait and utilisation",
     long_about = None,
-    after_help = "Examples:\n  fleetsim run                                  # the built-in hybrid-vs-cloud comparison\n  fleetsim run scenarios/dgx-payback.toml --set pool.dgx.nodes=6\n  fleetsim validate my-fleet.toml\n  fleetsim plot output/hybrid-vs-cloud           # redraw the charts of a result folder"
+    after_help = "Examples:\n  fleetsim run                                  # the built-in hybrid-vs-cloud comparison\n  fleetsim run scenarios/dgx-payback.toml --set pool.dgx.nodes=6\n  fleetsim validate my-fleet.toml\n  fleetsim plot output/hybrid-vs-cloud           # redraw the charts of a result folder\n  fleetsim sweep scenarios/hybrid-vs-cloud.toml --vary pool.dgx.nodes=0..16:2"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -36,6 +38,11 @@ enum Command {
     Validate(ValidateArgs),
     /// Draw the charts (PNG and SVG) of a result folder again from its CSV files and run.json
     Plot(PlotArgs),
+    /// Run a scenario at many points of its parameters (a grid or a sample), optionally one
+    /// shard of them, and write each point's results plus sweep.csv
+    Sweep(sweep::SweepArgs),
+    /// Combine the folders of a sharded sweep into the files the unsharded sweep writes
+    Merge(sweep::MergeArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -113,6 +120,8 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run(args, command_line),
         Command::Validate(args) => validate(args),
         Command::Plot(args) => plot(&args),
+        Command::Sweep(args) => sweep::sweep(args, command_line),
+        Command::Merge(args) => sweep::merge(args, command_line),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -152,6 +161,9 @@ fn validate(args: ValidateArgs) -> Result<()> {
         config.calendar.month_label(0),
         config.replications,
     );
+    if let Some(sweep) = sweep::describe_sweep(&args.scenario, &args.scenario_args.set)? {
+        println!("{}: {sweep}", args.scenario.display());
+    }
     Ok(())
 }
 
@@ -239,8 +251,8 @@ fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
             }),
         seed: config.seed,
         replications: config.replications,
-        threads,
-        wall_time_s,
+        threads: Some(threads),
+        wall_time_s: Some(wall_time_s),
         events_simulated: run_output.events,
         currency: config.currency.clone(),
         start: config.calendar.start.to_string(),
@@ -251,6 +263,7 @@ fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
         warnings: loaded.warnings.clone(),
         files: Vec::new(),
         scenario: serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?,
+        sweep_point: None,
     };
     let files = output::write_results(&out, &run_output, &info, args.trace)?;
     let charts = if args.no_charts {

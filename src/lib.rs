@@ -16,3 +16,4 @@ pub mod rng;
 pub mod runner;
 pub mod scenario;
 pub mod stats;
+pub mod sweep;

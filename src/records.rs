@@ -3,6 +3,8 @@
 //! Field names are CSV headers (pandas reads them as they are); money is in the scenario's
 //! currency; times are hours since the scenario's start.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// One row of `replications.csv`: one strategy in one replication.
@@ -276,8 +278,12 @@ pub struct RunInfo {
     pub scenario_source: String,
     pub seed: u64,
     pub replications: u32,
-    pub threads: usize,
-    pub wall_time_s: f64,
+    /// Absent in a sweep point's `run.json`: a point's files are the same bytes however and
+    /// wherever it ran (see the sweep's `invocation.json` for threads and times).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_time_s: Option<f64>,
     pub events_simulated: u64,
     pub currency: String,
     pub start: String,
@@ -290,4 +296,122 @@ pub struct RunInfo {
     pub files: Vec<String>,
     /// The scenario after `--set`, with defaults filled in.
     pub scenario: serde_json::Value,
+    /// Present in the folders of sweep points: which point this is. A point counts as done
+    /// (`--resume`, `merge`) when this matches the sweep's description of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep_point: Option<SweepPoint>,
+}
+
+/// One point of a sweep: the values of the varied parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// Position in the sweep, from 0; the point's folder is `points/<id>`.
+    pub index: usize,
+    /// `index`, zero-padded to the same width for every point of the sweep.
+    pub id: String,
+    /// Varied field path -> value.
+    pub parameters: BTreeMap<String, serde_json::Value>,
+    /// Hash of the fleetsim version and the point's resolved scenario: equal fingerprints,
+    /// equal results.
+    pub fingerprint: String,
+    /// Relative cost of simulating the point (expected jobs x strategies x replications),
+    /// which `--shard` balances.
+    pub estimated_cost: f64,
+}
+
+/// One varied parameter of a sweep, in `sweep.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepParameter {
+    /// Field path, as for `--set`; also the name of its column in `sweep.csv`.
+    pub path: String,
+    /// As written after `--vary PATH=` or in `[sweep] vary`.
+    pub spec: String,
+    /// "integer", "number" or "as written": how the spec's values were typed.
+    pub kind: String,
+    /// The values a grid takes, or a sample is drawn from (absent for an interval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<serde_json::Value>>,
+    /// `[low, high]` of an interval sampled as a whole (`0..16`, `1..1000:log`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<[f64; 2]>,
+    /// Sampled uniformly in the logarithm.
+    pub log: bool,
+}
+
+/// How a sweep chose its points, in `sweep.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepSampling {
+    /// "grid", "random" or "lhs" (Latin hypercube).
+    pub method: String,
+    /// Points drawn (random and lhs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u32>,
+    /// Seed of the draw (random and lhs): the scenario's seed unless the spec gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+/// `sweep.json`: what a sweep is. Every shard of a sweep writes the same bytes, and `merge`
+/// only combines shards whose `sweep.json` agree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepInfo {
+    pub fleetsim_version: String,
+    /// Hash of every other field of this file.
+    pub sweep_id: String,
+    pub scenario_name: String,
+    /// The scenario's file name, without folders (shards may run from different folders).
+    pub scenario_file: String,
+    /// `--set` overrides (and `--replications`, `--seed`) applied at every point.
+    pub set: Vec<String>,
+    pub seed: u64,
+    pub replications: u32,
+    pub currency: String,
+    pub strategies: Vec<String>,
+    pub baseline: String,
+    pub sampling: SweepSampling,
+    /// In the order of the grid (the first varies slowest) and of `sweep.csv`'s columns.
+    pub parameters: Vec<SweepParameter>,
+    pub points: Vec<SweepPoint>,
+    /// The scenario with the `--set` overrides, without `[sweep]`, defaults filled in.
+    pub scenario: serde_json::Value,
+}
+
+/// `shard-K-of-N.json`: a shard of a sweep finished; `merge` looks for one per shard.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardInfo {
+    pub sweep_id: String,
+    /// 1-based.
+    pub shard: u32,
+    pub shards: u32,
+    /// Ids of the points of this shard.
+    pub points: Vec<String>,
+}
+
+/// `invocation.json` (or `invocation-shard-K-of-N.json`): how one `fleetsim sweep` or
+/// `fleetsim merge` went. The only sweep file that differs from run to run; `merge` neither
+/// compares nor copies it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InvocationInfo {
+    pub fleetsim_version: String,
+    /// "sweep" or "merge".
+    pub command: String,
+    pub command_line: Vec<String>,
+    /// "K/N" for a shard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    pub points_total: usize,
+    /// Points this invocation was responsible for (its shard, or all).
+    pub points_selected: usize,
+    /// Points simulated now; the others of the selection were already done (`--resume`).
+    pub points_simulated: usize,
+    /// (strategy, replication) units simulated now.
+    pub replications_simulated: u64,
+    pub events_simulated: u64,
+    pub threads: usize,
+    pub wall_time_s: f64,
+    pub replications_per_s: f64,
+    pub events_per_s: f64,
+    /// Folders merged (merge only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged: Vec<String>,
 }

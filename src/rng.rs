@@ -31,6 +31,9 @@ pub enum Purpose<'a> {
     Shortfalls(&'a str),
     /// Random availability episodes of an elastic pool.
     Episodes(&'a str),
+    /// The points of a sampled sweep (`--sample random:N` or `lhs:N`), named by the method.
+    /// Drawn once per sweep, never inside a replication.
+    Sweep(&'a str),
 }
 
 impl Purpose<'_> {
@@ -45,6 +48,7 @@ impl Purpose<'_> {
             Purpose::Failures(name) => ("failures", name),
             Purpose::Shortfalls(name) => ("shortfalls", name),
             Purpose::Episodes(name) => ("episodes", name),
+            Purpose::Sweep(name) => ("sweep", name),
         };
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
         for byte in tag.bytes().chain([0u8]).chain(name.bytes()) {

@@ -54,27 +54,65 @@ pub fn simulate_units(
     done: &(dyn Fn() + Sync),
     stop: &AtomicBool,
 ) -> Result<Vec<UnitResult>, RunError> {
-    units
-        .par_iter()
-        .map(|unit| {
-            if stop.load(Ordering::Relaxed) {
-                return Err(RunError::Cancelled);
-            }
-            let result = model::simulate(
-                config,
-                unit.strategy,
-                unit.replication,
-                trace && unit.replication == 0,
-            )
-            .map_err(|source| RunError::Engine {
-                strategy: config.strategies[unit.strategy].name.clone(),
-                replication: unit.replication,
-                source,
-            })?;
+    let work: Vec<(&Config, Unit)> = units.iter().map(|unit| (config, *unit)).collect();
+    simulate_pairs(&work, trace, done, stop)
+}
+
+/// Simulates (configuration, unit) pairs of one or many configurations in one flat parallel
+/// loop, results in the order of `work`.
+pub fn simulate_pairs(
+    work: &[(&Config, Unit)],
+    trace: bool,
+    done: &(dyn Fn() + Sync),
+    stop: &AtomicBool,
+) -> Result<Vec<UnitResult>, RunError> {
+    work.par_iter()
+        .map(|(config, unit)| {
+            let result = simulate_one(config, *unit, trace, stop)?;
             done();
             Ok(result)
         })
         .collect()
+}
+
+/// Like [`simulate_pairs`], but hands each outcome to `sink` (with its index in `work`) as soon
+/// as it is known, on the thread that simulated it, instead of collecting them all: a sweep
+/// writes each point when its last unit is done, and keeps only the points in flight in memory.
+/// Spreading the units of many configurations over one loop keeps every thread busy until the
+/// last unit, rather than waiting at the end of each configuration. The loop stops at the
+/// first error `sink` returns.
+pub fn simulate_each<E: Send>(
+    work: &[(&Config, Unit)],
+    stop: &AtomicBool,
+    sink: &(dyn Fn(usize, Result<UnitResult, RunError>) -> Result<(), E> + Sync),
+) -> Result<(), E> {
+    work.par_iter()
+        .enumerate()
+        .try_for_each(|(index, (config, unit))| {
+            sink(index, simulate_one(config, *unit, false, stop))
+        })
+}
+
+fn simulate_one(
+    config: &Config,
+    unit: Unit,
+    trace: bool,
+    stop: &AtomicBool,
+) -> Result<UnitResult, RunError> {
+    if stop.load(Ordering::Relaxed) {
+        return Err(RunError::Cancelled);
+    }
+    model::simulate(
+        config,
+        unit.strategy,
+        unit.replication,
+        trace && unit.replication == 0,
+    )
+    .map_err(|source| RunError::Engine {
+        strategy: config.strategies[unit.strategy].name.clone(),
+        replication: unit.replication,
+        source,
+    })
 }
 
 /// The whole run: every unit, then the statistics.

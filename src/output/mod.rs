@@ -6,6 +6,7 @@
 
 pub mod charts;
 mod summary_table;
+mod sweep_table;
 
 use std::fs;
 use std::io::{IsTerminal, Write};
@@ -13,11 +14,13 @@ use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::records::RunInfo;
 use crate::runner::RunOutput;
 
 pub use summary_table::summary_table;
+pub use sweep_table::{PointSummary, best_points, sweep_rows};
 
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
@@ -38,6 +41,13 @@ pub enum OutputError {
         .dir.display()
     )]
     NotEmpty { dir: PathBuf },
+    #[error("{}: cannot read", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: not a file fleetsim wrote: {message}", .path.display())]
+    Unreadable { path: PathBuf, message: String },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
@@ -126,6 +136,136 @@ pub fn write_bytes(dir: &Path, name: &str, bytes: &[u8]) -> Result<Pending, Outp
     Ok(Pending { partial, path })
 }
 
+/// One field of a CSV row whose columns are known only at run time (`sweep.csv`). Numbers are
+/// written exactly as in the other CSV files (shortest form that reads back to the same value).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Text(String),
+    Integer(i64),
+    Count(u64),
+    Number(f64),
+    Bool(bool),
+}
+
+impl Serialize for Cell {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Cell::Text(text) => serializer.serialize_str(text),
+            Cell::Integer(n) => serializer.serialize_i64(*n),
+            Cell::Count(n) => serializer.serialize_u64(*n),
+            Cell::Number(x) => serializer.serialize_f64(*x),
+            Cell::Bool(b) => serializer.serialize_bool(*b),
+        }
+    }
+}
+
+/// Writes a header and rows of cells as CSV to `dir/name` (under a temporary name until
+/// committed).
+pub fn write_table(
+    dir: &Path,
+    name: &str,
+    header: &[String],
+    rows: &[Vec<Cell>],
+) -> Result<Pending, OutputError> {
+    let path = dir.join(name);
+    let partial = partial_path(&path);
+    let csv_error = |source| OutputError::Csv {
+        path: path.clone(),
+        source,
+    };
+    let mut writer = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_path(&partial)
+        .map_err(csv_error)?;
+    writer.write_record(header).map_err(csv_error)?;
+    for row in rows {
+        assert_eq!(row.len(), header.len(), "one cell per column");
+        writer.serialize(row).map_err(csv_error)?;
+    }
+    writer.flush().map_err(io(&path))?;
+    Ok(Pending { partial, path })
+}
+
+/// Writes a value as pretty JSON to `dir/name` (under a temporary name until committed).
+pub fn write_json<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<Pending, OutputError> {
+    let json = serde_json::to_vec_pretty(value).expect("records serialize");
+    write_bytes(dir, name, &json)
+}
+
+/// Copies the file `from` to `dir/<its name>` (under a temporary name until committed).
+pub fn copy_file(from: &Path, dir: &Path) -> Result<Pending, OutputError> {
+    let path = dir.join(from.file_name().expect("a file name"));
+    let partial = partial_path(&path);
+    fs::copy(from, &partial).map_err(|source| OutputError::Read {
+        path: from.to_path_buf(),
+        source,
+    })?;
+    Ok(Pending { partial, path })
+}
+
+/// Creates a folder and its parents.
+pub fn create_dir(dir: &Path) -> Result<(), OutputError> {
+    fs::create_dir_all(dir).map_err(io(dir))
+}
+
+/// Removes a file or a folder with everything in it, if it exists (`--force`).
+pub fn remove(path: &Path) -> Result<(), OutputError> {
+    let result = if path.is_dir() {
+        fs::remove_dir_all(path)
+    } else {
+        fs::remove_file(path)
+    };
+    match result {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(OutputError::Io {
+            path: path.to_path_buf(),
+            source: error,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Reads the rows of a CSV file fleetsim wrote.
+pub fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, OutputError> {
+    let unreadable = |error: csv::Error| match error.kind() {
+        csv::ErrorKind::Io(_) => match error.into_kind() {
+            csv::ErrorKind::Io(source) => OutputError::Read {
+                path: path.to_path_buf(),
+                source,
+            },
+            _ => unreachable!("checked to be an I/O error"),
+        },
+        _ => OutputError::Unreadable {
+            path: path.to_path_buf(),
+            message: error.to_string(),
+        },
+    };
+    let mut reader = csv::Reader::from_path(path).map_err(unreadable)?;
+    reader
+        .deserialize()
+        .collect::<Result<Vec<T>, _>>()
+        .map_err(unreadable)
+}
+
+/// Reads a JSON file fleetsim wrote; `Ok(None)` when there is none.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, OutputError> {
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(OutputError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|error| OutputError::Unreadable {
+            path: path.to_path_buf(),
+            message: error.to_string(),
+        })
+}
+
 /// Writes all result files of a run, then renames them into place together.
 pub fn write_results(
     dir: &Path,
@@ -183,6 +323,32 @@ pub fn progress_bar(len: u64, message: &str, quiet: bool) -> ProgressBar {
     bar
 }
 
+/// The progress bar of a sweep: `len` (strategy, replication) units, with points done in the
+/// message (see [`sweep_progress_message`]).
+pub fn sweep_progress_bar(len: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg} [{bar:30}] {pos}/{len} replications ({per_sec}, {eta} left)",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+/// "sweep: 12/100 points" (and how many an earlier run had done).
+pub fn sweep_progress_message(done: usize, total: usize, resumed: usize) -> String {
+    if resumed > 0 {
+        format!("sweep: {done}/{total} points ({resumed} done before)")
+    } else {
+        format!("sweep: {done}/{total} points")
+    }
+}
+
 /// A number with thousands separators: `1234567.891` with 0 decimals is `1,234,568`.
 pub fn thousands(value: f64, decimals: usize) -> String {
     if !value.is_finite() {
@@ -221,6 +387,44 @@ mod tests {
         assert_eq!(thousands(999.0, 0), "999");
         assert_eq!(thousands(-0.01, 0), "0");
         assert_eq!(thousands(f64::NAN, 0), "-");
+    }
+
+    #[test]
+    fn tables_read_back_to_the_same_numbers() {
+        let dir = std::env::temp_dir().join(format!("fleetsim-table-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        create_dir(&dir).unwrap();
+        let header = ["a.b".to_string(), "x".to_string(), "n".to_string()];
+        let rows = vec![
+            vec![
+                Cell::Text("p,q".into()),
+                Cell::Number(0.1 + 0.2),
+                Cell::Count(3),
+            ],
+            vec![Cell::Integer(-4), Cell::Number(f64::NAN), Cell::Bool(true)],
+        ];
+        write_table(&dir, "t.csv", &header, &rows)
+            .unwrap()
+            .commit()
+            .unwrap();
+        let text = fs::read_to_string(dir.join("t.csv")).unwrap();
+        assert_eq!(
+            text,
+            "a.b,x,n\n\"p,q\",0.30000000000000004,3\n-4,NaN,true\n"
+        );
+        #[derive(serde::Deserialize)]
+        struct Row {
+            x: f64,
+        }
+        let back: Vec<Row> = read_csv(&dir.join("t.csv")).unwrap();
+        assert_eq!(back[0].x, 0.1 + 0.2);
+        assert!(back[1].x.is_nan());
+        assert!(
+            read_json::<serde_json::Value>(&dir.join("none.json"))
+                .unwrap()
+                .is_none()
+        );
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -40,7 +40,25 @@ pub struct ScenarioFile {
     pub strategy: Vec<StrategyFile>,
     /// A sweep to run with `fleetsim sweep` (ignored by `run`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sweep: Option<Value>,
+    pub sweep: Option<SweepFile>,
+}
+
+/// `[sweep]`: the parameters `fleetsim sweep` varies when no `--vary` is given.
+///
+/// ```toml
+/// [sweep]
+/// vary = { "pool.dgx.nodes" = "0..16:2", "strategy.hybrid.burst_after_wait_h" = [0, 1, 4] }
+/// sample = "lhs:20"   # optional: "grid" (default), "random:N" or "lhs:N"
+/// ```
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepFile {
+    /// Field path (as for `--set`) -> a list of values `[0, 2, 4]` or a spec string
+    /// (`"0..16:2"`, `"1..1000:log:7"`, `"0,2,4"`). Checked by `fleetsim sweep` and `validate`.
+    #[serde(default)]
+    pub vary: BTreeMap<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]

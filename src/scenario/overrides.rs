@@ -119,7 +119,8 @@ impl Override {
     }
 }
 
-fn parse_value(text: &str) -> Value {
+/// A value as `--set` reads it: TOML (`2`, `0.5`, `true`, `"text"`), else a bare string.
+pub fn parse_value(text: &str) -> Value {
     let document = format!("value = {text}");
     match document.parse::<Table>() {
         Ok(mut table) => table

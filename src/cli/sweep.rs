@@ -1,0 +1,260 @@
+//! `fleetsim sweep` and `fleetsim merge`: their flags, and what the terminal shows.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result};
+
+use super::ScenarioArgs;
+use crate::output;
+use crate::records::SweepInfo;
+use crate::scenario::Override;
+use crate::sweep::{self, Outcome, Sampling, Shard, Vary};
+
+/// Warnings shown before a sweep runs; the rest are counted.
+const WARNINGS_SHOWN: usize = 10;
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  fleetsim sweep scenarios/hybrid-vs-cloud.toml --vary pool.dgx.nodes=0..16:2\n  fleetsim sweep s.toml --vary pool.dgx.nodes=0,2,4,8 --vary strategy.hybrid-dgx-spot.burst_after_wait_h=0..4:1\n  fleetsim sweep s.toml --vary pool.aws-p5-spot.preemption.mean_h=1..1000:log --sample lhs:20\n  fleetsim sweep s.toml --vary pool.dgx.nodes=0..16:2 --shard 2/4 --out sweep/shard-2\n  fleetsim merge sweep/shard-* --out sweep/all"
+)]
+pub(super) struct SweepArgs {
+    /// Scenario file (TOML); without --vary, its [sweep] table says what to vary
+    scenario: PathBuf,
+    /// A field path (as for --set) and its values: a list `0,2,4`, a range `START..END:STEP`
+    /// (`0..16:2`, END included), N points `START..END:lin:N` or `START..END:log:N`, or for
+    /// --sample an interval `START..END` or `START..END:log`. Several --vary form a grid, the
+    /// first varying slowest (repeatable)
+    #[arg(long, value_name = "PATH=SPEC", value_parser = Vary::parse)]
+    vary: Vec<Vary>,
+    /// Sample the parameters instead of a full grid: `random:N`, or `lhs:N` (Latin hypercube:
+    /// each parameter's range cut into N strata with one point in each); seeded by the
+    /// scenario's seed, or `:SEED` (`lhs:20:7`) [default: grid]
+    #[arg(long, value_name = "METHOD", value_parser = Sampling::parse)]
+    sample: Option<Sampling>,
+    #[command(flatten)]
+    scenario_args: ScenarioArgs,
+    /// Replications per strategy at every point (overrides the scenario's `replications`)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    replications: Option<u32>,
+    /// Seed of all random streams (overrides the scenario's `seed`); every point uses it
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Run only shard K of N, K counting from 1 (1/4 ... 4/4): a share of the points balanced
+    /// by estimated cost. Combine the shards' folders with `fleetsim merge`
+    #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
+    shard: Option<Shard>,
+    /// Skip the points already done in the output folder (after an interruption)
+    #[arg(long)]
+    resume: bool,
+    /// Folder for the results [default: output/<scenario name>-sweep]
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Worker threads [default: all cores]; results are identical for any value
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
+    /// Replace another sweep's results in the output folder
+    #[arg(long)]
+    force: bool,
+    /// No progress bar and no summary (files are still written)
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Example:\n  fleetsim merge sweep/shard-1 sweep/shard-2 sweep/shard-3 --out sweep/all"
+)]
+pub(super) struct MergeArgs {
+    /// Folders of the shards (the --out of each `fleetsim sweep --shard K/N`); shards may
+    /// share a folder
+    #[arg(required = true, value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// Folder for the merged sweep: the files the unsharded sweep would have written
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Replace another sweep's results in the output folder
+    #[arg(long)]
+    force: bool,
+    /// No summary (files are still written)
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// `--set`, then `--replications` and `--seed` as overrides.
+fn overrides(
+    set: &[Override],
+    replications: Option<u32>,
+    seed: Option<u64>,
+) -> Result<Vec<Override>> {
+    let mut overrides = set.to_vec();
+    if let Some(n) = replications {
+        overrides.push(Override::new(
+            "replications",
+            toml::Value::Integer(i64::from(n)),
+        ));
+    }
+    if let Some(seed) = seed {
+        let seed = i64::try_from(seed).context("--seed must be at most 9223372036854775807")?;
+        overrides.push(Override::new("seed", toml::Value::Integer(seed)));
+    }
+    Ok(overrides)
+}
+
+pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
+    let request = sweep::Request {
+        scenario: args.scenario.clone(),
+        vary: args.vary.clone(),
+        sampling: args.sample,
+        set: overrides(&args.scenario_args.set, args.replications, args.seed)?,
+    };
+    let plan = sweep::plan(&request)?;
+    for warning in plan.warnings.iter().take(WARNINGS_SHOWN) {
+        eprintln!("warning: {warning}");
+    }
+    if plan.warnings.len() > WARNINGS_SHOWN {
+        eprintln!(
+            "warning: ... and {} more warnings",
+            plan.warnings.len() - WARNINGS_SHOWN
+        );
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("output").join(format!("{}-sweep", plan.info.scenario_name)));
+    let threads = match args.threads {
+        Some(n) => usize::from(n),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start worker threads")?;
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = Arc::clone(&stop);
+        // A second Ctrl-C while stopping exits at once.
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    }
+    let options = sweep::RunOptions {
+        out: out.clone(),
+        shard: args.shard,
+        resume: args.resume,
+        force: args.force,
+        quiet: args.quiet,
+        threads,
+        command_line,
+    };
+    let outcome = pool.install(|| sweep::execute(&plan, &options, &stop))?;
+    if !args.quiet {
+        report(&plan.info, &outcome, &out);
+    }
+    Ok(())
+}
+
+pub(super) fn merge(args: MergeArgs, command_line: Vec<String>) -> Result<()> {
+    let options = sweep::MergeOptions {
+        inputs: args.dirs.clone(),
+        out: args.out.clone(),
+        force: args.force,
+        command_line,
+    };
+    let (info, outcome) = sweep::merge(&options)?;
+    if !args.quiet {
+        report(&info, &outcome, &args.out);
+    }
+    Ok(())
+}
+
+/// The best points on stdout; what was done and where on stderr.
+fn report(info: &SweepInfo, outcome: &Outcome, out: &Path) {
+    let parameters: Vec<String> = info.parameters.iter().map(|p| p.path.clone()).collect();
+    let run = &outcome.invocation;
+    let what = match &outcome.shard {
+        Some(shard) => format!(
+            "shard {} of the sweep: {} of its {} points",
+            shard.label(),
+            outcome.summaries.len(),
+            info.points.len()
+        ),
+        None => format!("{} points", info.points.len()),
+    };
+    println!(
+        "{} over {what}, {} replications each (mean over replications; sweep.csv has every point, strategy and metric)",
+        info.scenario_name, info.replications
+    );
+    print!(
+        "{}",
+        output::best_points(
+            &info.currency,
+            &info.strategies,
+            &parameters,
+            &outcome.summaries
+        )
+    );
+    match run.command.as_str() {
+        "merge" => eprintln!(
+            "merged {} folder(s) into {} ({:.1} s)",
+            run.merged.len(),
+            out.display(),
+            run.wall_time_s
+        ),
+        _ => {
+            let resumed = run.points_selected - run.points_simulated;
+            let resumed = if resumed > 0 {
+                format!(", {resumed} done before")
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "simulated {} points{resumed} in {:.1} s ({} replications/s, {} events/s); results in {}",
+                run.points_simulated,
+                run.wall_time_s,
+                output::thousands(run.replications_per_s, 1),
+                output::thousands(run.events_per_s, 0),
+                out.display()
+            );
+            if let Some(shard) = &outcome.shard {
+                eprintln!(
+                    "when all {} shards are done: fleetsim merge SHARD-FOLDERS... --out DIR",
+                    shard.count
+                );
+            }
+        }
+    }
+}
+
+/// For `validate`: what the scenario's `[sweep]` table would run, if it has one.
+pub(super) fn describe_sweep(scenario: &Path, set: &[Override]) -> Result<Option<String>> {
+    let request = sweep::Request {
+        scenario: scenario.to_path_buf(),
+        vary: Vec::new(),
+        sampling: None,
+        set: set.to_vec(),
+    };
+    let plan = match sweep::plan(&request) {
+        Ok(plan) => plan,
+        Err(sweep::SweepError::NothingToVary { .. }) => return Ok(None),
+        Err(error) => return Err(error.into()),
+    };
+    let info = &plan.info;
+    let method = match info.sampling.method.as_str() {
+        "grid" => "a grid".to_string(),
+        "lhs" => "a Latin hypercube sample".to_string(),
+        other => format!("a {other} sample"),
+    };
+    Ok(Some(format!(
+        "[sweep]: {} points, {method} over {}",
+        info.points.len(),
+        info.parameters
+            .iter()
+            .map(|p| p.path.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
+}

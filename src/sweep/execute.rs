@@ -1,0 +1,222 @@
+//! Runs the points of a sweep (all of them, or one shard's) and writes each point as soon as
+//! its last unit is done.
+//!
+//! The (strategy, replication) units of all points to run go into one flat parallel loop
+//! ([`runner::simulate_each`]), so both cores stay busy to the end instead of idling at the tail
+//! of every point. A point's results stay in memory only until its last unit is done; then the
+//! thread that finished it summarizes and writes it, `run.json` last. A killed sweep therefore
+//! loses at most the points in flight, and `--resume` skips the points already written.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use super::SweepError;
+use super::folder::{self, INVOCATION, point_dir};
+use super::plan::{Plan, PlannedPoint, label};
+use super::shard::{Shard, points_of};
+use crate::output::{self, PointSummary};
+use crate::records::{InvocationInfo, ShardInfo, UnitResult};
+use crate::runner::{self, RunError, RunOutput, Unit};
+use crate::stats;
+
+/// How to run a planned sweep.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub out: PathBuf,
+    /// None (or 1/1): the whole sweep.
+    pub shard: Option<Shard>,
+    /// Skip points already done in `out`.
+    pub resume: bool,
+    /// Replace another sweep's files in `out`.
+    pub force: bool,
+    /// No progress bar.
+    pub quiet: bool,
+    /// Worker threads of the current rayon pool (for `invocation.json`).
+    pub threads: usize,
+    pub command_line: Vec<String>,
+}
+
+/// What a sweep did, for the terminal.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub invocation: InvocationInfo,
+    /// Every point (a whole sweep) or the shard's points, with their summaries.
+    pub summaries: Vec<PointSummary>,
+    /// A shard of several: its folder needs `fleetsim merge` to become a sweep.
+    pub shard: Option<Shard>,
+}
+
+/// The results of one point while its units come in.
+struct Slot {
+    results: Vec<Option<UnitResult>>,
+    remaining: usize,
+}
+
+/// Runs `plan` into `options.out` on the current rayon pool; `stop` interrupts it (the points
+/// already written stay).
+pub fn execute(
+    plan: &Plan,
+    options: &RunOptions,
+    stop: &AtomicBool,
+) -> Result<Outcome, SweepError> {
+    let started = Instant::now();
+    let out = &options.out;
+    let info = &plan.info;
+    folder::prepare(out, info, options.force)?;
+    output::write_json(out, folder::SWEEP_JSON, info)?.commit()?;
+
+    let shard = options.shard.filter(|s| s.count > 1);
+    let selected: Vec<&PlannedPoint> = match shard {
+        Some(shard) => {
+            let costs: Vec<f64> = info.points.iter().map(|p| p.estimated_cost).collect();
+            points_of(&costs, shard)
+                .into_iter()
+                .map(|i| &plan.points[i])
+                .collect()
+        }
+        None => plan.points.iter().collect(),
+    };
+    let todo: Vec<&PlannedPoint> = selected
+        .iter()
+        .copied()
+        .filter(|p| !(options.resume && folder::point_done(out, p.point()).is_some()))
+        .collect();
+    let resumed = selected.len() - todo.len();
+
+    // One flat list of units over all points to run; `owner[i]` = (point in `todo`, unit in it).
+    let mut work: Vec<(&crate::scenario::Config, Unit)> = Vec::new();
+    let mut owner: Vec<(usize, usize)> = Vec::new();
+    let mut slots = Vec::with_capacity(todo.len());
+    for (t, point) in todo.iter().enumerate() {
+        let units = runner::units(&point.config);
+        for (k, unit) in units.iter().enumerate() {
+            work.push((&point.config, *unit));
+            owner.push((t, k));
+        }
+        slots.push(Mutex::new(Slot {
+            results: (0..units.len()).map(|_| None).collect(),
+            remaining: units.len(),
+        }));
+    }
+
+    let bar = output::sweep_progress_bar(work.len() as u64, options.quiet);
+    bar.set_message(output::sweep_progress_message(
+        resumed,
+        selected.len(),
+        resumed,
+    ));
+    let written = AtomicUsize::new(0);
+    let events = AtomicU64::new(0);
+    let sink = |i: usize, result: Result<UnitResult, RunError>| -> Result<(), SweepError> {
+        let (t, k) = owner[i];
+        let point = todo[t];
+        let result = result.map_err(|source| SweepError::Run {
+            point: label(info, point.point()),
+            source,
+        })?;
+        events.fetch_add(result.events, Ordering::Relaxed);
+        let finished = {
+            let mut slot = slots[t].lock().expect("no thread panicked holding a slot");
+            slot.results[k] = Some(result);
+            slot.remaining -= 1;
+            (slot.remaining == 0).then(|| std::mem::take(&mut slot.results))
+        };
+        bar.inc(1);
+        if let Some(results) = finished {
+            write_point(out, point, results)?;
+            let done = resumed + written.fetch_add(1, Ordering::Relaxed) + 1;
+            bar.set_message(output::sweep_progress_message(
+                done,
+                selected.len(),
+                resumed,
+            ));
+        }
+        Ok(())
+    };
+    let result = runner::simulate_each(&work, stop, &sink);
+    bar.finish_and_clear();
+    if stop.load(Ordering::SeqCst) {
+        return Err(SweepError::Interrupted {
+            done: resumed + written.load(Ordering::Relaxed),
+            selected: selected.len(),
+            dir: out.clone(),
+        });
+    }
+    result?;
+
+    let summaries = folder::summaries(out, info, selected.iter().map(|p| p.point()))?;
+    match shard {
+        None => {
+            folder::write_sweep_csv(out, info, &summaries)?;
+        }
+        Some(shard) => {
+            let marker = ShardInfo {
+                sweep_id: info.sweep_id.clone(),
+                shard: shard.index,
+                shards: shard.count,
+                points: selected.iter().map(|p| p.point().id.clone()).collect(),
+            };
+            output::write_json(out, &shard.marker_name(), &marker)?.commit()?;
+        }
+    }
+    let wall_time_s = started.elapsed().as_secs_f64();
+    let events = events.load(Ordering::Relaxed);
+    let per_s = |n: f64| {
+        if wall_time_s > 0.0 {
+            n / wall_time_s
+        } else {
+            0.0
+        }
+    };
+    let invocation = InvocationInfo {
+        fleetsim_version: env!("CARGO_PKG_VERSION").to_string(),
+        command: "sweep".into(),
+        command_line: options.command_line.clone(),
+        shard: shard.map(Shard::label),
+        points_total: info.points.len(),
+        points_selected: selected.len(),
+        points_simulated: todo.len(),
+        replications_simulated: work.len() as u64,
+        events_simulated: events,
+        threads: options.threads,
+        wall_time_s,
+        replications_per_s: per_s(work.len() as f64),
+        events_per_s: per_s(events as f64),
+        merged: Vec::new(),
+    };
+    let name = shard.map_or_else(|| INVOCATION.to_string(), Shard::invocation_name);
+    output::write_json(out, &name, &invocation)?.commit()?;
+    Ok(Outcome {
+        invocation,
+        summaries,
+        shard,
+    })
+}
+
+/// Summarizes a point whose units are all done and writes its folder (`run.json` last).
+fn write_point(
+    out: &Path,
+    point: &PlannedPoint,
+    results: Vec<Option<UnitResult>>,
+) -> Result<(), SweepError> {
+    let units: Vec<UnitResult> = results
+        .into_iter()
+        .map(|r| r.expect("every unit of a finished point is done"))
+        .collect();
+    let aggregates = stats::summarize(&point.config, &units);
+    let events = units.iter().map(|u| u.events).sum();
+    let mut info = point.run_info.clone();
+    info.events_simulated = events;
+    info.break_even_month = aggregates.break_even_month.clone();
+    let dir = point_dir(out, point.point());
+    output::create_dir(&dir)?;
+    let run_output = RunOutput {
+        units,
+        aggregates,
+        events,
+    };
+    output::write_results(&dir, &run_output, &info, false)?;
+    Ok(())
+}

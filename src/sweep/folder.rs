@@ -1,0 +1,188 @@
+//! What a sweep folder holds and when a point in it counts as done.
+//!
+//! ```text
+//! DIR/sweep.json                  what the sweep is (the same bytes in every shard)
+//! DIR/sweep.csv                   every point, strategy and metric (complete sweeps only)
+//! DIR/points/<id>/                each point's run.json, summary.csv, replications.csv, ...
+//! DIR/shard-K-of-N.json           shard K of N finished (shards only)
+//! DIR/invocation.json             how this run went: times, threads, command line
+//! DIR/invocation-shard-K-of-N.json  the same for a shard
+//! ```
+//!
+//! A point is done when its `run.json` (written last, after the point's other files) describes
+//! the same point, down to the fingerprint of its scenario, and every file it lists exists.
+
+use std::path::{Path, PathBuf};
+
+use super::SweepError;
+use super::plan::cells;
+use crate::output::{self, PointSummary};
+use crate::records::{RunInfo, ShardInfo, SummaryRow, SweepInfo, SweepPoint};
+
+pub const SWEEP_JSON: &str = "sweep.json";
+pub const SWEEP_CSV: &str = "sweep.csv";
+pub const POINTS: &str = "points";
+pub const INVOCATION: &str = "invocation.json";
+
+pub fn point_dir(dir: &Path, point: &SweepPoint) -> PathBuf {
+    dir.join(POINTS).join(&point.id)
+}
+
+/// The sweep a folder holds, if any.
+pub fn read_info(dir: &Path) -> Result<Option<SweepInfo>, SweepError> {
+    Ok(output::read_json(&dir.join(SWEEP_JSON))?)
+}
+
+/// The point's `run.json` if the point is done in `dir`.
+pub fn point_done(dir: &Path, point: &SweepPoint) -> Option<RunInfo> {
+    let point_dir = point_dir(dir, point);
+    let info: RunInfo = output::read_json(&point_dir.join("run.json")).ok()??;
+    let done = info.sweep_point.as_ref() == Some(point)
+        && info.files.iter().all(|f| point_dir.join(f).is_file());
+    done.then_some(info)
+}
+
+/// The shard markers of `sweep_id` in `dir`, by shard number (markers of other sweeps are
+/// left alone).
+pub fn markers(dir: &Path, sweep_id: &str) -> Result<Vec<ShardInfo>, SweepError> {
+    let mut found = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|source| output::OutputError::Read {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("shard-")
+            && name.contains("-of-")
+            && name.ends_with(".json")
+            && let Some(marker) = output::read_json::<ShardInfo>(&entry.path())?
+            && marker.sweep_id == sweep_id
+        {
+            found.push(marker);
+        }
+    }
+    found.sort_by_key(|m| (m.shards, m.shard));
+    Ok(found)
+}
+
+/// Each point's `summary.csv`, read back from `dir`, with its parameter values.
+pub fn summaries<'a>(
+    dir: &Path,
+    info: &SweepInfo,
+    points: impl Iterator<Item = &'a SweepPoint>,
+) -> Result<Vec<PointSummary>, SweepError> {
+    points
+        .map(|point| {
+            let summary: Vec<SummaryRow> =
+                output::read_csv(&point_dir(dir, point).join("summary.csv"))?;
+            Ok(PointSummary {
+                index: point.index,
+                values: cells(info, point),
+                summary,
+            })
+        })
+        .collect()
+}
+
+/// Writes `sweep.csv` from the points' summaries (always read from disk, so that a sweep, a
+/// resumed sweep and a merge write the same bytes).
+pub fn write_sweep_csv(
+    dir: &Path,
+    info: &SweepInfo,
+    summaries: &[PointSummary],
+) -> Result<PathBuf, SweepError> {
+    let parameters: Vec<String> = info.parameters.iter().map(|p| p.path.clone()).collect();
+    let (header, rows) = output::sweep_rows(&parameters, summaries);
+    Ok(output::write_table(dir, SWEEP_CSV, &header, &rows)?.commit()?)
+}
+
+/// Makes sure `dir` may receive `info`'s results: it is new, empty, or holds the same sweep
+/// (whose finished points `--resume` then skips); with `force`, fleetsim's files of another
+/// sweep are removed first.
+pub fn prepare(dir: &Path, info: &SweepInfo, force: bool) -> Result<(), SweepError> {
+    if !dir.exists() {
+        output::create_dir(dir)?;
+        return Ok(());
+    }
+    let existing = read_info(dir);
+    match existing {
+        Ok(Some(existing)) if existing == *info => return Ok(()),
+        Ok(Some(existing)) if !force => {
+            return Err(SweepError::OtherSweep {
+                dir: dir.to_path_buf(),
+                difference: difference(&existing, info),
+            });
+        }
+        Err(_) if !force => {
+            return Err(SweepError::OtherSweep {
+                dir: dir.to_path_buf(),
+                difference: "its sweep.json cannot be read".into(),
+            });
+        }
+        Ok(None) if !force => {
+            // Files still being written (`*.partial`) do not count: shards started together
+            // into one folder find each other's `sweep.json.partial`.
+            let empty = std::fs::read_dir(dir)
+                .map(|entries| {
+                    entries
+                        .flatten()
+                        .all(|e| e.file_name().to_string_lossy().ends_with(".partial"))
+                })
+                .unwrap_or(false);
+            if !empty {
+                return Err(SweepError::NotEmpty {
+                    dir: dir.to_path_buf(),
+                });
+            }
+            return Ok(());
+        }
+        _ => {}
+    }
+    clear(dir)
+}
+
+/// Removes fleetsim's sweep files from `dir` (and nothing else).
+fn clear(dir: &Path) -> Result<(), SweepError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| output::OutputError::Read {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let ours = name == POINTS
+            || name == SWEEP_JSON
+            || name == SWEEP_CSV
+            || (name.starts_with("invocation") && name.ends_with(".json"))
+            || (name.starts_with("shard-") && name.ends_with(".json"));
+        if ours {
+            output::remove(&entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// Says how two sweeps differ: the fields of `sweep.json` that do.
+pub fn difference(a: &SweepInfo, b: &SweepInfo) -> String {
+    if a.scenario_name != b.scenario_name {
+        return format!(
+            "of scenario `{}`, not `{}`",
+            a.scenario_name, b.scenario_name
+        );
+    }
+    let (serde_json::Value::Object(a), serde_json::Value::Object(b)) = (
+        serde_json::to_value(a).expect("records serialize"),
+        serde_json::to_value(b).expect("records serialize"),
+    ) else {
+        unreachable!("a struct serializes to an object");
+    };
+    let fields: Vec<String> = a
+        .iter()
+        .filter(|(key, value)| *key != "sweep_id" && b.get(*key) != Some(value))
+        .map(|(key, _)| format!("`{key}`"))
+        .collect();
+    if fields.is_empty() {
+        "its sweep.json differs".to_string()
+    } else {
+        format!("its sweep.json differs in {}", fields.join(", "))
+    }
+}
