@@ -6,5 +6,6 @@ mod cli;
 mod common;
 mod determinism;
 mod properties;
+mod sweep;
 mod theory;
 mod worked;

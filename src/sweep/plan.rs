@@ -67,9 +67,11 @@ pub fn label(info: &SweepInfo, point: &SweepPoint) -> String {
     format!("point {} ({})", point.id, values.join(", "))
 }
 
+/// A value as people read it: `fifo`, not `"fifo"`; `1`, not `1.0`.
 fn show(value: &serde_json::Value) -> String {
     match value {
         serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Number(n) if n.is_f64() => n.as_f64().unwrap_or(f64::NAN).to_string(),
         other => other.to_string(),
     }
 }

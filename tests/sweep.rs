@@ -1,0 +1,542 @@
+//! `fleetsim sweep` and `fleetsim merge` end to end (issue 5): the files a sweep writes, a point
+//! against `fleetsim run --set`, shards merged byte for byte, resume, and the messages for bad
+//! flags and folders.
+
+use std::path::Path;
+
+use crate::common::{assert_same_tree, fleetsim, temp_dir};
+
+const TINY: &str = "tests/data/tiny-sweep.toml";
+
+fn ok(args: &[&str]) -> (String, String) {
+    let out = fleetsim(args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{args:?}\n{stderr}");
+    (stdout, stderr)
+}
+
+/// Runs fleetsim expecting exit code `code`; returns stderr.
+fn fails(args: &[&str], code: i32) -> String {
+    let out = fleetsim(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{args:?}\n{stderr}");
+    stderr
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn a_sweep_writes_points_sweep_csv_and_sweep_json() {
+    let dir = temp_dir("sweep-files");
+    let out = dir.join("out");
+    let (stdout, _) = ok(&["sweep", TINY, "--out", s(&out)]);
+    assert!(stdout.contains("lowest total cost (EUR"), "{stdout}");
+    assert!(
+        stdout.contains("point 7: strategy.hybrid.burst_after_wait_h=2, pool.dgx.nodes=1"),
+        "{stdout}"
+    );
+
+    let info = json(&out.join("sweep.json"));
+    let points = info["points"].as_array().unwrap();
+    assert_eq!(points.len(), 9);
+    // The file's order: the burst threshold first (slowest), the nodes second.
+    assert_eq!(points[1]["parameters"]["pool.dgx.nodes"], 1);
+    assert_eq!(
+        points[3]["parameters"]["strategy.hybrid.burst_after_wait_h"],
+        1
+    );
+    assert_eq!(info["parameters"][1]["kind"], "integer");
+    for point in points {
+        let folder = out.join("points").join(point["id"].as_str().unwrap());
+        for file in [
+            "summary.csv",
+            "replications.csv",
+            "pools.csv",
+            "monthly.csv",
+            "run.json",
+        ] {
+            assert!(
+                folder.join(file).is_file(),
+                "{}",
+                folder.join(file).display()
+            );
+        }
+        let run = json(&folder.join("run.json"));
+        assert_eq!(run["sweep_point"], *point);
+        assert!(
+            run.get("wall_time_s").is_none() && run.get("threads").is_none(),
+            "{run}"
+        );
+    }
+
+    let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "point,strategy.hybrid.burst_after_wait_h,pool.dgx.nodes,strategy,metric,mean,std,ci95_low,ci95_high,p5,p50,p95,n"
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let metrics = rows
+        .iter()
+        .filter(|r| r[0] == "0" && r[3] == "cloud")
+        .count();
+    assert_eq!(rows.len(), 9 * 2 * metrics);
+    // Integer fields get integers, not 2.0.
+    assert!(
+        rows.iter().all(|r| ["0", "1", "2"].contains(&r[2])),
+        "{:?}",
+        rows[0]
+    );
+    // Common random numbers: the cloud strategy uses none of the varied fields, so it sees the
+    // same jobs and gives the same numbers at every point.
+    let cloud_costs: Vec<&str> = rows
+        .iter()
+        .filter(|r| r[3] == "cloud" && r[4] == "total_cost")
+        .map(|r| r[5])
+        .collect();
+    assert_eq!(cloud_costs.len(), 9);
+    assert!(
+        cloud_costs.iter().all(|c| *c == cloud_costs[0]),
+        "{cloud_costs:?}"
+    );
+    let invocation = json(&out.join("invocation.json"));
+    assert_eq!(invocation["points_simulated"], 9);
+    assert_eq!(invocation["replications_simulated"], 9 * 2 * 3);
+}
+
+#[test]
+fn a_sweep_point_gives_the_same_rows_as_run_with_the_same_set() {
+    let dir = temp_dir("sweep-vs-run");
+    let sweep = dir.join("sweep");
+    ok(&[
+        "sweep",
+        TINY,
+        "--vary",
+        "pool.dgx.nodes=0..4:2",
+        "--vary",
+        "strategy.hybrid.burst_after_wait_h=0.5",
+        "--set",
+        "workload.jobs.arrivals_per_day=9",
+        "--replications",
+        "4",
+        "--out",
+        s(&sweep),
+        "-q",
+    ]);
+    let run = dir.join("run");
+    ok(&[
+        "run",
+        TINY,
+        "--set",
+        "workload.jobs.arrivals_per_day=9",
+        "--set",
+        "pool.dgx.nodes=2",
+        "--set",
+        "strategy.hybrid.burst_after_wait_h=0.5",
+        "--replications",
+        "4",
+        "--out",
+        s(&run),
+        "-q",
+    ]);
+    let point = sweep.join("points").join("001");
+    assert_eq!(
+        json(&point.join("run.json"))["sweep_point"]["parameters"]["pool.dgx.nodes"],
+        2
+    );
+    for file in [
+        "summary.csv",
+        "replications.csv",
+        "pools.csv",
+        "monthly.csv",
+        "pools_monthly.csv",
+    ] {
+        assert_eq!(
+            std::fs::read(run.join(file)).unwrap(),
+            std::fs::read(point.join(file)).unwrap(),
+            "{file} differs between the sweep point and the run"
+        );
+    }
+}
+
+#[test]
+fn merged_shards_are_byte_identical_to_the_unsharded_sweep() {
+    let dir = temp_dir("sweep-shards");
+    let whole = dir.join("whole");
+    ok(&["sweep", TINY, "--out", s(&whole), "-q"]);
+    // Three shards, in separate folders, on different thread counts.
+    for (k, threads) in [("1/3", "1"), ("2/3", "2"), ("3/3", "3")] {
+        let folder = dir.join(format!("shard-{}", &k[..1]));
+        ok(&[
+            "sweep",
+            TINY,
+            "--shard",
+            k,
+            "--threads",
+            threads,
+            "--out",
+            s(&folder),
+            "-q",
+        ]);
+        assert!(
+            !folder.join("sweep.csv").exists(),
+            "a shard writes no sweep.csv"
+        );
+    }
+    let merged = dir.join("merged");
+    let (stdout, _) = ok(&[
+        "merge",
+        s(&dir.join("shard-1")),
+        s(&dir.join("shard-2")),
+        s(&dir.join("shard-3")),
+        "--out",
+        s(&merged),
+    ]);
+    assert!(stdout.contains("lowest total cost"), "{stdout}");
+    assert_same_tree(&whole, &merged);
+
+    // Two shards sharing one folder merge the same way.
+    let shared = dir.join("shared");
+    ok(&["sweep", TINY, "--shard", "2/2", "--out", s(&shared), "-q"]);
+    ok(&["sweep", TINY, "--shard", "1/2", "--out", s(&shared), "-q"]);
+    let merged_shared = dir.join("merged-shared");
+    ok(&["merge", s(&shared), "--out", s(&merged_shared), "-q"]);
+    assert_same_tree(&whole, &merged_shared);
+}
+
+#[test]
+fn merge_refuses_missing_duplicate_and_foreign_shards() {
+    let dir = temp_dir("sweep-merge-refuses");
+    let shard = |k: &str, extra: &[&str]| {
+        let folder = dir.join(format!("shard-{}{}", &k[..1], extra.join("")));
+        let mut args = vec!["sweep", TINY, "--shard", k, "--out", s(&folder), "-q"];
+        args.extend_from_slice(extra);
+        ok(&args);
+        folder
+    };
+    let (one, two, three) = (shard("1/3", &[]), shard("2/3", &[]), shard("3/3", &[]));
+    let out = dir.join("out");
+
+    let stderr = fails(&["merge", s(&one), s(&three), "--out", s(&out)], 1);
+    assert!(stderr.contains("shard 2/3 is missing ("), "{stderr}");
+    assert!(stderr.contains("--shard 2/3"), "{stderr}");
+
+    // A shard of another sweep (another seed): named, with what differs.
+    let other = shard("2/3", &["--seed", "8"]);
+    let stderr = fails(
+        &["merge", s(&one), s(&other), s(&three), "--out", s(&out)],
+        1,
+    );
+    assert!(
+        stderr.contains("hold shards of different sweeps"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(s(&other)) && stderr.contains("`seed`"),
+        "{stderr}"
+    );
+
+    // Shards of another split.
+    let whole = dir.join("whole");
+    ok(&["sweep", TINY, "--out", s(&whole), "-q"]);
+    let stderr = fails(&["merge", s(&one), s(&whole), "--out", s(&out)], 1);
+    assert!(stderr.contains("split"), "{stderr}");
+
+    // An unfinished shard (a point lost): named with the way to finish it.
+    std::fs::remove_file(
+        two.join("points")
+            .join(two_first_point(&two))
+            .join("run.json"),
+    )
+    .unwrap();
+    let stderr = fails(&["merge", s(&one), s(&two), s(&three), "--out", s(&out)], 1);
+    assert!(
+        stderr.contains("shard 2/3 is missing or incomplete"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--resume"), "{stderr}");
+
+    let stderr = fails(&["merge", s(&dir), "--out", s(&out)], 1);
+    assert!(
+        stderr.contains("not a sweep folder (no sweep.json)"),
+        "{stderr}"
+    );
+    let stderr = fails(&["merge", s(&one), "--out", s(&one)], 1);
+    assert!(
+        stderr.contains("is one of the folders to merge"),
+        "{stderr}"
+    );
+    assert!(
+        !out.join("sweep.json").exists(),
+        "nothing is written on refusal"
+    );
+}
+
+fn two_first_point(shard: &Path) -> String {
+    let marker = json(&shard.join("shard-2-of-3.json"));
+    marker["points"][0].as_str().unwrap().to_string()
+}
+
+#[test]
+fn resume_simulates_only_the_points_not_done() {
+    let dir = temp_dir("sweep-resume");
+    let whole = dir.join("whole");
+    ok(&["sweep", TINY, "--out", s(&whole), "-q"]);
+    let resumed = dir.join("resumed");
+    ok(&["sweep", TINY, "--out", s(&resumed), "-q"]);
+    // An interrupted sweep: one point never written, one cut off before its run.json (its CSV
+    // files are there), one whose run.json describes another point.
+    std::fs::remove_dir_all(resumed.join("points/002")).unwrap();
+    std::fs::remove_file(resumed.join("points/005/run.json")).unwrap();
+    std::fs::copy(
+        resumed.join("points/000/run.json"),
+        resumed.join("points/007/run.json"),
+    )
+    .unwrap();
+    std::fs::remove_file(resumed.join("sweep.csv")).unwrap();
+    let (_, stderr) = ok(&["sweep", TINY, "--out", s(&resumed), "--resume"]);
+    assert!(
+        stderr.contains("simulated 3 points, 6 done before"),
+        "{stderr}"
+    );
+    assert_eq!(
+        json(&resumed.join("invocation.json"))["points_simulated"],
+        3
+    );
+    assert_same_tree(&whole, &resumed);
+    // Nothing left to do.
+    ok(&["sweep", TINY, "--out", s(&resumed), "--resume", "-q"]);
+    assert_eq!(
+        json(&resumed.join("invocation.json"))["points_simulated"],
+        0
+    );
+    assert_same_tree(&whole, &resumed);
+}
+
+#[test]
+fn a_folder_of_another_sweep_is_not_overwritten() {
+    let dir = temp_dir("sweep-other");
+    let out = dir.join("out");
+    ok(&[
+        "sweep",
+        TINY,
+        "--vary",
+        "pool.dgx.nodes=1,2",
+        "--out",
+        s(&out),
+        "-q",
+    ]);
+    let stderr = fails(
+        &[
+            "sweep",
+            TINY,
+            "--vary",
+            "pool.dgx.nodes=1,3",
+            "--out",
+            s(&out),
+            "-q",
+        ],
+        1,
+    );
+    assert!(
+        stderr.contains("holds another sweep (its sweep.json differs in `parameters`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--force"), "{stderr}");
+    ok(&[
+        "sweep",
+        TINY,
+        "--vary",
+        "pool.dgx.nodes=1,3",
+        "--out",
+        s(&out),
+        "--force",
+        "-q",
+    ]);
+    assert!(!out.join("points/002").exists());
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    let stderr = fails(
+        &[
+            "sweep",
+            TINY,
+            "--vary",
+            "pool.dgx.nodes=1",
+            "--out",
+            s(&dir),
+            "-q",
+        ],
+        1,
+    );
+    assert!(
+        stderr.contains("is not empty and holds no sweep"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_latin_hypercube_puts_one_point_in_each_stratum() {
+    let dir = temp_dir("sweep-lhs");
+    let out = dir.join("out");
+    ok(&[
+        "sweep",
+        TINY,
+        "--vary",
+        "pool.dgx.nodes=0..3",
+        "--vary",
+        "pool.cloud.price_per_gpu_h=2..8",
+        "--sample",
+        "lhs:4",
+        "--out",
+        s(&out),
+        "-q",
+    ]);
+    let info = json(&out.join("sweep.json"));
+    assert_eq!(info["sampling"]["method"], "lhs");
+    assert_eq!(info["sampling"]["seed"], 7, "the scenario's seed");
+    let points = info["points"].as_array().unwrap();
+    let mut nodes: Vec<i64> = points
+        .iter()
+        .map(|p| p["parameters"]["pool.dgx.nodes"].as_i64().unwrap())
+        .collect();
+    nodes.sort_unstable();
+    assert_eq!(
+        nodes,
+        [0, 1, 2, 3],
+        "4 whole numbers in 4 strata: each once"
+    );
+    let mut strata: Vec<usize> = points
+        .iter()
+        .map(|p| {
+            ((p["parameters"]["pool.cloud.price_per_gpu_h"]
+                .as_f64()
+                .unwrap()
+                - 2.0)
+                / 1.5) as usize
+        })
+        .collect();
+    strata.sort_unstable();
+    assert_eq!(strata, [0, 1, 2, 3]);
+}
+
+#[test]
+fn bad_flags_exit_2_and_name_the_flag() {
+    for (args, message) in [
+        (
+            vec!["--shard", "0/4"],
+            "K counts from 1; the shards of 4 are 1/4 to 4/4",
+        ),
+        (vec!["--shard", "5/4"], "K must not exceed N"),
+        (vec!["--shard", "2"], "is not K/N"),
+        (
+            vec!["--vary", "pool.dgx.nodes=0..4:x"],
+            "STEP `x` is not a number",
+        ),
+        (vec!["--vary", "pool.dgx.nodes"], "is not PATH=SPEC"),
+        (vec!["--sample", "lhs:0"], "N must be a whole number from 1"),
+    ] {
+        let mut all = vec!["sweep", TINY];
+        all.extend(&args);
+        let stderr = fails(&all, 2);
+        assert!(stderr.contains(args[0]), "names the flag: {stderr}");
+        assert!(stderr.contains(message), "{stderr}");
+    }
+}
+
+#[test]
+fn bad_sweeps_exit_1_and_say_why() {
+    let dir = temp_dir("sweep-bad");
+    let out = dir.join("out");
+    for (vary, message) in [
+        (
+            "pool.dgz.nodes=0,1",
+            "--vary pool.dgz.nodes=0,1: no pool is named `dgz` (did you mean `dgx`?)",
+        ),
+        ("pool.dgx.nods=0,1", "did you mean `nodes`"),
+        (
+            "pool.dgx.nodes=0..4:1.5",
+            "`pool.dgx.nodes` takes whole numbers, but the sweep gives 1.5",
+        ),
+        (
+            "pool.dgx.nodes=0..4",
+            "is an interval, which only --sample can draw from",
+        ),
+        (
+            "pool.cloud.price_per_gpu_h=-1,2",
+            "1 of 2 sweep point(s) are not valid scenarios",
+        ),
+        ("replications=3", "`replications` is also fixed by --set"),
+    ] {
+        let stderr = fails(
+            &[
+                "sweep",
+                TINY,
+                "--vary",
+                vary,
+                "--replications",
+                "2",
+                "--out",
+                s(&out),
+            ],
+            1,
+        );
+        assert!(stderr.contains(message), "{vary}: {stderr}");
+    }
+    let stderr = fails(
+        &[
+            "sweep",
+            TINY,
+            "--vary",
+            "pool.cloud.price_per_gpu_h=-1,2",
+            "--out",
+            s(&out),
+        ],
+        1,
+    );
+    assert!(
+        stderr.contains(
+            "point 000 (pool.cloud.price_per_gpu_h=-1): `pool.cloud.price_per_gpu_h` must be"
+        ),
+        "{stderr}"
+    );
+    let no_sweep = dir.join("plain.toml");
+    let text = std::fs::read_to_string(TINY).unwrap();
+    std::fs::write(&no_sweep, &text[..text.find("[sweep]").unwrap()]).unwrap();
+    let stderr = fails(&["sweep", s(&no_sweep), "--out", s(&out)], 1);
+    assert!(
+        stderr.contains("nothing to vary: give --vary PATH=SPEC"),
+        "{stderr}"
+    );
+    let bad_table = dir.join("bad-table.toml");
+    std::fs::write(
+        &bad_table,
+        format!(
+            "{}[sweep]\nvary = {{ \"pool.dgx.nodes\" = 3 }}\n",
+            &text[..text.find("[sweep]").unwrap()]
+        ),
+    )
+    .unwrap();
+    let stderr = fails(&["sweep", s(&bad_table), "--out", s(&out)], 1);
+    assert!(
+        stderr.contains("line 48: `sweep.vary.pool.dgx.nodes`: must be a list of values"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing is written for a bad sweep");
+}
+
+#[test]
+fn validate_describes_the_sweep_table() {
+    let (stdout, _) = ok(&["validate", TINY]);
+    assert!(
+        stdout.contains(
+            "[sweep]: 9 points, a grid over strategy.hybrid.burst_after_wait_h, pool.dgx.nodes"
+        ),
+        "{stdout}"
+    );
+}
