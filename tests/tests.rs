@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod determinism;
 mod properties;
+mod slurm;
 mod sweep;
 mod theory;
 mod worked;
