@@ -12,7 +12,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-shards=4 name= image=fleetsim:0.1.0 threads=2 timeout=2h
+shards=4 name='' image=fleetsim:0.1.0 threads=2 timeout=2h
 while [[ $# -gt 0 ]]; do
     case $1 in
         --shards) shards=$2; shift 2 ;;

@@ -27,12 +27,14 @@ while [[ $# -gt 0 ]]; do
 done
 
 log() { echo "start-local-cluster: $*" >&2; }
+# The daemons live in /usr/sbin, which a non-login root shell may not have on its PATH.
+export PATH=$PATH:/usr/sbin:/sbin
 
 # 1. Packages. Installing does not start any service here (no systemd; policy-rc.d refuses).
 packages=(slurmctld slurmd slurm-client munge)
 missing=()
 for command in slurmctld slurmd sbatch munged; do
-    command -v "$command" >/dev/null || PATH=$PATH:/usr/sbin:/sbin command -v "$command" >/dev/null || missing+=("$command")
+    command -v "$command" >/dev/null || missing+=("$command")
 done
 if [[ ${#missing[@]} -gt 0 ]]; then
     if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
@@ -46,7 +48,6 @@ if [[ ${#missing[@]} -gt 0 ]]; then
         apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
     fi
 fi
-export PATH=$PATH:/usr/sbin:/sbin
 
 if [[ -f $dir/slurmctld.pid ]] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null; then
     log "a cluster already runs from $dir; stop it first: deploy/slurm/stop-local-cluster.sh --dir $dir"

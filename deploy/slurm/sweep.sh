@@ -19,7 +19,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-shards=4 out= fleetsim=fleetsim cpus=1 wait=false timeout_s=3600 extra=
+shards=4 out='' fleetsim=fleetsim cpus=1 wait=false timeout_s=3600 extra=''
 while [[ $# -gt 0 ]]; do
     case $1 in
         --shards) shards=$2; shift 2 ;;

@@ -188,12 +188,14 @@ fn report(info: &SweepInfo, outcome: &Outcome, out: &Path) {
         "{} over {what}, {} replications each (mean over replications; sweep.csv has every point, strategy and metric)",
         info.scenario_name, info.replications
     );
+    let relevant = sweep::plan::relevance(info);
     print!(
         "{}",
         output::best_points(
             &info.currency,
             &info.strategies,
             &parameters,
+            &relevant,
             &outcome.summaries
         )
     );

@@ -332,9 +332,15 @@ pub fn sweep_progress_bar(len: u64, quiet: bool) -> ProgressBar {
     let bar = ProgressBar::new(len);
     bar.set_style(
         ProgressStyle::with_template(
-            "{msg} [{bar:30}] {pos}/{len} replications ({per_sec}, {eta} left)",
+            "{msg} [{bar:30}] {pos}/{len} replications ({rate}, {eta} left)",
         )
         .expect("valid template")
+        .with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.1}/s", state.per_sec());
+            },
+        )
         .progress_chars("=> "),
     );
     bar

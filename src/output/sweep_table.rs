@@ -78,12 +78,16 @@ fn show(cell: &Cell) -> String {
 
 /// The terminal's answer to "which point is best?": per strategy, the point with the lowest
 /// mean total cost and the one with the lowest mean p95 wait (ties go to the earlier point).
+/// `relevant[s][j]`: whether parameter `j` can change strategy `s`'s results; the others are
+/// left out of its line (a tie between points differing only in them is no information).
 pub fn best_points(
     currency: &str,
     strategies: &[String],
     parameters: &[String],
+    relevant: &[Vec<bool>],
     points: &[PointSummary],
 ) -> String {
+    assert_eq!(relevant.len(), strategies.len(), "relevance per strategy");
     let width = strategies.iter().map(String::len).max().unwrap_or(8).max(8);
     let mut text = String::new();
     let headlines = [
@@ -100,7 +104,7 @@ pub fn best_points(
     ];
     for (metric, title, decimals) in headlines {
         let _ = writeln!(text, "{title}");
-        for strategy in strategies {
+        for (s, strategy) in strategies.iter().enumerate() {
             let found: Vec<(&PointSummary, &SummaryRow)> = points
                 .iter()
                 .filter_map(|p| {
@@ -135,7 +139,9 @@ pub fn best_points(
                 let values: Vec<String> = parameters
                     .iter()
                     .zip(&best.values)
-                    .map(|(path, cell)| format!("{path}={}", show(cell)))
+                    .zip(&relevant[s])
+                    .filter(|(_, relevant)| **relevant)
+                    .map(|((path, cell), _)| format!("{path}={}", show(cell)))
                     .collect();
                 format!("point {}: {}", best.index, values.join(", "))
             };
@@ -168,7 +174,7 @@ mod tests {
         (0..3)
             .map(|i| PointSummary {
                 index: i,
-                values: vec![Cell::Integer(2 * i as i64)],
+                values: vec![Cell::Integer(2 * i as i64), Cell::Text("fifo".into())],
                 summary: vec![
                     row("cloud", "total_cost", 100.0),
                     row("hybrid", "total_cost", 100.0 - (i as f64 - 1.0).powi(2)),
@@ -181,18 +187,27 @@ mod tests {
 
     #[test]
     fn rows_are_tidy() {
-        let (header, rows) = sweep_rows(&["pool.dgx.nodes".into()], &points());
+        let (header, rows) = sweep_rows(
+            &["pool.dgx.nodes".into(), "strategy.cloud.queue".into()],
+            &points(),
+        );
         assert_eq!(
             header[..4],
-            ["point", "pool.dgx.nodes", "strategy", "metric"]
+            [
+                "point",
+                "pool.dgx.nodes",
+                "strategy.cloud.queue",
+                "strategy"
+            ]
         );
-        assert_eq!(header.len(), 12);
+        assert_eq!(header.len(), 13);
         assert_eq!(rows.len(), 12);
         assert_eq!(
-            rows[5][..3],
+            rows[5][..4],
             [
                 Cell::Count(1),
                 Cell::Integer(2),
+                Cell::Text("fifo".into()),
                 Cell::Text("hybrid".into())
             ]
         );
@@ -201,7 +216,12 @@ mod tests {
     #[test]
     fn the_best_point_per_strategy_is_named() {
         let strategies = ["cloud".to_string(), "hybrid".to_string()];
-        let text = best_points("EUR", &strategies, &["pool.dgx.nodes".into()], &points());
+        let parameters = [
+            "pool.dgx.nodes".to_string(),
+            "strategy.cloud.queue".to_string(),
+        ];
+        let relevant = [vec![false, true], vec![true, false]];
+        let text = best_points("EUR", &strategies, &parameters, &relevant, &points());
         // Cost: hybrid is lowest at points 0 and 2 (99): the earlier wins.
         assert!(text.contains("99 ± 1  point 0: pool.dgx.nodes=0"), "{text}");
         assert!(text.contains("the same at every point"), "{text}");

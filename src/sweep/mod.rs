@@ -4,11 +4,11 @@
 //!
 //! - [`spec`]: the little languages of `--vary`, `--sample` and `--shard`.
 //! - [`design`]: grids, random and Latin hypercube samples.
-//! - [`plan`]: from a scenario and `--vary` to checked points (each a `Config`) and `sweep.json`.
+//! - [`mod@plan`]: from a scenario and `--vary` to checked points (each a `Config`) and `sweep.json`.
 //! - [`shard`]: which points a shard runs, balanced by estimated cost.
-//! - [`execute`]: runs the points of a shard (or all), writing each point when done.
+//! - [`mod@execute`]: runs the points of a shard (or all), writing each point when done.
 //! - [`folder`]: what a sweep folder holds, and when a point in it counts as done.
-//! - [`merge`]: combines shards.
+//! - [`mod@merge`]: combines shards.
 //!
 //! Every file a sweep writes, except `invocation*.json`, depends only on the sweep's definition:
 //! no wall times, thread counts, paths or command lines. That is what makes `--resume` safe and

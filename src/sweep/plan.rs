@@ -97,6 +97,37 @@ pub fn cells(info: &SweepInfo, point: &SweepPoint) -> Vec<Cell> {
         .collect()
 }
 
+/// Per strategy, whether each varied parameter can change its results: `strategy.S.*` only
+/// strategy S's, `pool.P.*` only those of the strategies using pool P, any other field all.
+pub fn relevance(info: &SweepInfo) -> Vec<Vec<bool>> {
+    let strategies = info.scenario["strategy"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    info.strategies
+        .iter()
+        .map(|name| {
+            let pools: Vec<&str> = strategies
+                .iter()
+                .find(|s| s["name"].as_str() == Some(name))
+                .and_then(|s| s["pools"].as_array())
+                .map(|pools| pools.iter().filter_map(|p| p.as_str()).collect())
+                .unwrap_or_default();
+            info.parameters
+                .iter()
+                .map(|p| {
+                    let mut parts = p.path.splitn(3, '.');
+                    match (parts.next(), parts.next(), parts.next()) {
+                        (Some("strategy"), Some(strategy), Some(_)) => strategy == name,
+                        (Some("pool"), Some(pool), Some(_)) => pools.contains(&pool),
+                        _ => true,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// One parameter while planning: where it came from (for messages), its spec and domain.
 struct Parameter {
     vary: Vary,
@@ -473,4 +504,55 @@ pub fn estimated_cost(config: &Config) -> f64 {
         * config.strategies.len() as f64
         * f64::from(config.replications))
     .round()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parameter(path: &str) -> SweepParameter {
+        SweepParameter {
+            path: path.into(),
+            spec: "1,2".into(),
+            kind: "integer".into(),
+            values: None,
+            interval: None,
+            log: false,
+        }
+    }
+
+    #[test]
+    fn parameters_matter_to_the_strategies_that_use_them() {
+        let info = SweepInfo {
+            fleetsim_version: String::new(),
+            sweep_id: String::new(),
+            scenario_name: "s".into(),
+            scenario_file: "s.toml".into(),
+            set: Vec::new(),
+            seed: 1,
+            replications: 1,
+            currency: "EUR".into(),
+            strategies: vec!["cloud".into(), "hybrid".into()],
+            baseline: "cloud".into(),
+            sampling: sampling_info(Sampling::Grid, 1),
+            parameters: vec![
+                parameter("pool.dgx.nodes"),
+                parameter("strategy.hybrid.burst_after_wait_h"),
+                parameter("pool.cloud.price_per_gpu_h"),
+                parameter("horizon_months"),
+            ],
+            points: Vec::new(),
+            scenario: serde_json::json!({"strategy": [
+                {"name": "cloud", "pools": ["cloud"]},
+                {"name": "hybrid", "pools": ["dgx", "cloud"]},
+            ]}),
+        };
+        assert_eq!(
+            relevance(&info),
+            [
+                vec![false, false, true, true],
+                vec![true, true, true, true]
+            ]
+        );
+    }
 }

@@ -361,7 +361,7 @@ fn round_decimals(x: f64, decimals: i32) -> f64 {
     (x * scale).round() / scale
 }
 
-/// `x` to [`SIGNIFICANT_DIGITS`] significant digits.
+/// `x` to 6 significant digits (`SIGNIFICANT_DIGITS`).
 pub fn round_significant(x: f64) -> f64 {
     if x == 0.0 || !x.is_finite() {
         return x;
