@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Sweep throughput against one run of the same number of replications (issue 5, item 9).
 #
-#   benches/sweep_throughput.sh [ROUNDS] [FLEETSIM]
+#   benches/sweep_throughput.sh [ROUNDS] [FLEETSIM] [POINTS]
+#
+# POINTS (default 100) sets the size of `same` and `run` below (3 x POINTS replications); the
+# `sweep` case runs only at 100. The order of the cases alternates from round to round, so
+# that a burst of other work on the machine does not always hit the same case.
 #
 # Each round runs, one after the other:
 #   sweep   a 100-point sweep of the default scenario, 3 replications per point:
@@ -19,25 +23,29 @@
 set -euo pipefail
 rounds=${1:-3}
 fleetsim=${2:-target/release/fleetsim}
+points=${3:-100}
 scenario=scenarios/hybrid-vs-cloud.toml
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-python3 - "$rounds" "$fleetsim" "$scenario" "$work" <<'PY'
+python3 - "$rounds" "$fleetsim" "$scenario" "$work" "$points" <<'PY'
 import json, os, resource, subprocess, sys, time
 rounds, fleetsim, scenario, work = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-units = 1200
+points = int(sys.argv[5])
+units = 3 * 4 * points
 cases = {
-    "sweep": ["sweep", scenario, "--vary", "pool.dgx.nodes=0..18:2",
-              "--vary", "strategy.hybrid-dgx-spot.burst_after_wait_h=0,0.5,1,2,4,8,12,16,20,24",
-              "--replications", "3"],
-    "same": ["sweep", scenario, "--vary", "pool.aws-p5-on-demand.price_per_gpu_h=1..100:1",
+    "same": ["sweep", scenario, "--vary", f"pool.aws-p5-on-demand.price_per_gpu_h=1..{points}:1",
              "--replications", "3"],
-    "run": ["run", scenario, "--replications", "300"],
+    "run": ["run", scenario, "--replications", str(3 * points)],
 }
+if points == 100:
+    cases["sweep"] = ["sweep", scenario, "--vary", "pool.dgx.nodes=0..18:2",
+                      "--vary", "strategy.hybrid-dgx-spot.burst_after_wait_h=0,0.5,1,2,4,8,12,16,20,24",
+                      "--replications", "3"]
 print(f"{'round':<6}{'what':<6}{'wall_s':>8}{'cpu_s':>8}{'repl/s':>9}{'repl/cpu_s':>12}{'events/cpu_s':>14}")
 for r in range(1, rounds + 1):
-    for name, args in cases.items():
+    order = list(cases.items())
+    for name, args in (order if r % 2 else order[::-1]):
         out = os.path.join(work, f"{name}-{r}")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.monotonic()
