@@ -17,7 +17,7 @@ const WARNINGS_SHOWN: usize = 10;
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  fleetsim sweep scenarios/hybrid-vs-cloud.toml --vary pool.dgx.nodes=0..16:2\n  fleetsim sweep s.toml --vary pool.dgx.nodes=0,2,4,8 --vary strategy.hybrid-dgx-spot.burst_after_wait_h=0..4:1\n  fleetsim sweep s.toml --vary pool.aws-p5-spot.preemption.mean_h=1..1000:log --sample lhs:20\n  fleetsim sweep s.toml --vary pool.dgx.nodes=0..16:2 --shard 2/4 --out sweep/shard-2\n  fleetsim merge sweep/shard-* --out sweep/all"
+    after_help = "Examples:\n  fleetsim sweep scenarios/hybrid-vs-cloud.toml --vary pool.dgx.nodes=0..16:2\n  fleetsim sweep s.toml --vary pool.dgx.nodes=0,2,4,8 --vary horizon_months=12,24,36\n  fleetsim sweep s.toml --vary pool.aws-p5-spot.preemption.mean_h=1..1000:log --sample lhs:20\n  fleetsim sweep s.toml --vary pool.dgx.nodes=0..16:2 --shard 2/4 --out sweep/shard-2\n  fleetsim merge sweep/shard-* --out sweep/all"
 )]
 pub(super) struct SweepArgs {
     /// Scenario file (TOML); without --vary, its [sweep] table says what to vary

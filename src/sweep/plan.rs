@@ -549,10 +549,7 @@ mod tests {
         };
         assert_eq!(
             relevance(&info),
-            [
-                vec![false, false, true, true],
-                vec![true, true, true, true]
-            ]
+            [vec![false, false, true, true], vec![true, true, true, true]]
         );
     }
 }
