@@ -32,6 +32,8 @@ pub const IRREGULAR: usize = 0;
 pub struct WaitQueue {
     /// `classes[IRREGULAR]` holds jobs with a retry timer running.
     classes: Vec<BTreeSet<QueueKey>>,
+    /// The first key of each class, kept in step with `classes` (a pass reads it per step).
+    fronts: Vec<Option<QueueKey>>,
     ids: BTreeMap<ClassKey, usize>,
     len: usize,
     /// During a pass: classes whose first job found no room.
@@ -44,6 +46,8 @@ impl WaitQueue {
     pub fn new() -> Self {
         Self {
             classes: vec![BTreeSet::new()],
+            fronts: vec![None],
+            failed: vec![false],
             ..Self::default()
         }
     }
@@ -62,6 +66,7 @@ impl WaitQueue {
             return *id;
         }
         self.classes.push(BTreeSet::new());
+        self.fronts.push(None);
         self.failed.push(false);
         let id = self.classes.len() - 1;
         self.ids.insert(key, id);
@@ -71,12 +76,18 @@ impl WaitQueue {
     pub fn insert(&mut self, class: usize, key: QueueKey) {
         let fresh = self.classes[class].insert(key);
         assert!(fresh, "job {} queued twice", key.slot);
+        if self.fronts[class].is_none_or(|front| key < front) {
+            self.fronts[class] = Some(key);
+        }
         self.len += 1;
     }
 
     pub fn remove(&mut self, class: usize, key: QueueKey) {
         let found = self.classes[class].remove(&key);
         assert!(found, "job {} is not in class {class}", key.slot);
+        if self.fronts[class] == Some(key) {
+            self.fronts[class] = self.classes[class].first().copied();
+        }
         self.len -= 1;
     }
 
@@ -95,28 +106,25 @@ impl WaitQueue {
 
     /// The next job of the pass in queue order, skipping failed classes, with its class.
     pub fn next_in_pass(&mut self) -> Option<(QueueKey, usize)> {
-        let after = |set: &BTreeSet<QueueKey>, cursor: Option<QueueKey>| match cursor {
-            None => set.first().copied(),
-            Some(c) => set
-                .range((Bound::Excluded(c), Bound::Unbounded))
-                .next()
-                .copied(),
-        };
+        let cursor = self.cursor;
         let mut best: Option<(QueueKey, usize)> = None;
-        for (class, set) in self.classes.iter().enumerate() {
-            if self.failed.get(class).copied().unwrap_or(false) {
+        for (class, front) in self.fronts.iter().enumerate() {
+            let Some(front) = *front else { continue };
+            if self.failed[class] {
                 continue;
             }
             // Regular classes lose their placed jobs as the pass goes (and fail as a whole), so
-            // their first key is normally the next one; the irregular class is walked past the
-            // cursor.
-            let front = match set.first().copied() {
-                Some(first) if class != IRREGULAR && self.cursor.is_none_or(|c| first > c) => {
-                    Some(first)
-                }
-                _ => after(set, self.cursor),
+            // their first key is the next one; the irregular class is walked past the cursor.
+            let next = if cursor.is_none_or(|c| front > c) {
+                Some(front)
+            } else {
+                let after = cursor.expect("cursor set");
+                self.classes[class]
+                    .range((Bound::Excluded(after), Bound::Unbounded))
+                    .next()
+                    .copied()
             };
-            if let Some(key) = front
+            if let Some(key) = next
                 && best.is_none_or(|(b, _)| key < b)
             {
                 best = Some((key, class));
