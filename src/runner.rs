@@ -8,19 +8,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use crate::engine::EngineError;
-use crate::model;
+use crate::model::{self, SimError};
 use crate::records::UnitResult;
 use crate::scenario::Config;
 use crate::stats::{self, Aggregates};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RunError {
-    #[error("strategy `{strategy}`, replication {replication}: {source}")]
+    // The cause is in the message, so it is not also a `source` (anyhow would print it twice).
+    #[error("strategy `{strategy}`, replication {replication}: {cause}")]
     Engine {
         strategy: String,
         replication: u32,
-        source: EngineError,
+        cause: SimError,
     },
     #[error("interrupted: no result was written")]
     Cancelled,
@@ -60,16 +60,20 @@ pub fn simulate_units(
             if stop.load(Ordering::Relaxed) {
                 return Err(RunError::Cancelled);
             }
-            let result = model::simulate(
+            let result = model::simulate_until(
                 config,
                 unit.strategy,
                 unit.replication,
                 trace && unit.replication == 0,
+                stop,
             )
-            .map_err(|source| RunError::Engine {
-                strategy: config.strategies[unit.strategy].name.clone(),
-                replication: unit.replication,
-                source,
+            .map_err(|cause| match cause {
+                SimError::Stopped => RunError::Cancelled,
+                cause => RunError::Engine {
+                    strategy: config.strategies[unit.strategy].name.clone(),
+                    replication: unit.replication,
+                    cause,
+                },
             })?;
             done();
             Ok(result)

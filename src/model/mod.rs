@@ -17,6 +17,7 @@ pub mod workload;
 
 use std::collections::BTreeSet;
 use std::ops::Bound;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 use hdrhistogram::Histogram;
 use rand::RngExt;
@@ -36,21 +37,133 @@ use workload::ArrivalClock;
 const WAIT_UNITS_PER_H: f64 = 1000.0;
 const NO_POOL: u16 = u16::MAX;
 
+/// Why a unit did not reach its horizon.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    #[error(
+        "the event budget of {events_max} events per replication was used up at {at_h:.1} h (month {month}), before the horizon; {diagnosis}; if the run is really this large, raise `max_events` in the scenario"
+    )]
+    EventBudget {
+        events_max: u64,
+        at_h: f64,
+        month: String,
+        /// What the events were spent on, to say which input to look at.
+        diagnosis: String,
+    },
+    #[error(
+        "{queued} jobs were waiting at once at {at_h:.0} h (month {month}): the strategy cannot keep up with the offered load, so the queue grows without bound; add capacity or an elastic pool, or raise `max_queued_jobs` (now {queued_jobs_max}) in the scenario to simulate it anyway"
+    )]
+    QueueLimit {
+        queued: u64,
+        queued_jobs_max: u64,
+        at_h: f64,
+        month: String,
+    },
+    #[error(
+        "the scheduler looked at {steps} waiting jobs in {events} events by {at_h:.0} h (month {month}), with {queued} jobs waiting: many jobs wait that cannot start yet (for burst_after_wait_h or a shortfall retry) and every event walks past them, so this run would take hours; shorten burst_after_wait_h, lower availability.shortfall, add owned capacity or lower arrivals_per_day; or raise `max_events` in the scenario, which also bounds this work"
+    )]
+    SchedulerWork {
+        steps: u64,
+        events: u64,
+        at_h: f64,
+        month: String,
+        queued: u64,
+    },
+    #[error("stopped on request")]
+    Stopped,
+}
+
+/// Events handled between two looks at the stop flag and the bounds: a few milliseconds.
+const EVENTS_PER_CHUNK: u64 = 1 << 16;
+/// Queue entries the scheduler may look at between two looks at the stop flag.
+const QUEUE_STEPS_PER_CHUNK: u64 = 1 << 22;
+/// The scheduler may look at this many queue entries per event of the budget. Typical runs
+/// look at fewer than 5 per event handled, and the default budget allows 200 events per
+/// expected job, so only runs whose every event walks a long queue reach this.
+const QUEUE_STEPS_PER_BUDGET_EVENT: u64 = 1;
+
 /// Simulates one strategy in one replication. `trace`: also return one row per job.
 pub fn simulate(
     config: &Config,
     strategy: usize,
     replication: u32,
     trace: bool,
-) -> Result<UnitResult, EngineError> {
+) -> Result<UnitResult, SimError> {
+    simulate_until(
+        config,
+        strategy,
+        replication,
+        trace,
+        &AtomicBool::new(false),
+    )
+}
+
+/// [`simulate`], giving up with [`SimError::Stopped`] soon after `stop` is set (polled every
+/// few thousand events, so one long unit stops promptly too).
+pub fn simulate_until(
+    config: &Config,
+    strategy: usize,
+    replication: u32,
+    trace: bool,
+    stop: &AtomicBool,
+) -> Result<UnitResult, SimError> {
     let mut model = FleetSim::new(config, strategy, replication, trace);
     let mut sim = Sim::new();
     model.start(&mut sim);
-    let limits = Limits {
-        horizon_h: config.horizon_h,
-        events_max: config.events_max,
-    };
-    sim.run(&mut model, limits)?;
+    // The engine runs in chunks of the event budget; between chunks we look at the stop flag,
+    // the queue and the scheduler's work, so the engine itself stays free of all three.
+    let queue_steps_max = config
+        .events_max
+        .saturating_mul(QUEUE_STEPS_PER_BUDGET_EVENT);
+    loop {
+        if stop.load(AtomicOrdering::Relaxed) {
+            return Err(SimError::Stopped);
+        }
+        let (now_h, handled) = (sim.now_h(), sim.events_handled());
+        let month = || config.calendar.month_label(config.calendar.month_of(now_h));
+        let queued = model.queue.len() as u64;
+        if queued > config.queued_jobs_max {
+            return Err(SimError::QueueLimit {
+                queued,
+                queued_jobs_max: config.queued_jobs_max,
+                at_h: now_h,
+                month: month(),
+            });
+        }
+        if model.queue_steps > queue_steps_max {
+            return Err(SimError::SchedulerWork {
+                steps: model.queue_steps,
+                events: handled,
+                at_h: now_h,
+                month: month(),
+                queued,
+            });
+        }
+        // An event queues at most a few jobs, so near the bound the chunks get short and the
+        // bound is kept closely. A pass looks at each queued job at most once, so with a long
+        // queue the chunks get short too, and the stop flag is seen within about a second.
+        let headroom = config.queued_jobs_max - queued + 1;
+        let chunk = (QUEUE_STEPS_PER_CHUNK / (queued + 1))
+            .clamp(1, EVENTS_PER_CHUNK)
+            .min(headroom);
+        let limits = Limits {
+            horizon_h: config.horizon_h,
+            events_max: handled.saturating_add(chunk).min(config.events_max),
+        };
+        match sim.run(&mut model, limits) {
+            Ok(_) => break,
+            Err(EngineError::EventBudgetExhausted { .. })
+                if sim.events_handled() < config.events_max => {}
+            Err(EngineError::EventBudgetExhausted { events_max, at_h }) => {
+                return Err(SimError::EventBudget {
+                    events_max,
+                    at_h,
+                    month: config.calendar.month_label(config.calendar.month_of(at_h)),
+                    diagnosis: model.diagnosis(),
+                });
+            }
+        }
+    }
     sim.advance_to(config.horizon_h.max(sim.now_h()));
     Ok(model.finish(sim.events_handled()))
 }
@@ -233,6 +346,17 @@ pub struct FleetSim<'c> {
     has_elastic: bool,
     /// Per pool, during a pass: the smallest gang that found no capacity there.
     no_capacity_gpus: Vec<u32>,
+    /// Distinct gang sizes (GPUs per job) the workloads ask for, ascending, and the queue split
+    /// by them (the same keys as `queue`): a pass jumps to the next job small enough to fit
+    /// somewhere instead of walking past every big gang that cannot (which made overloaded
+    /// runs take hours).
+    gang_sizes: Vec<u32>,
+    queue_by_gang: Vec<BTreeSet<QueueKey>>,
+    /// Queue entries looked at by all passes so far (bounded, see [`simulate_until`]).
+    queue_steps: u64,
+    /// When each queued job joined the queue (bits of `queued_h`, slot): the earliest one
+    /// says whether any queued job may burst yet.
+    queued_since: BTreeSet<(u64, u32)>,
     scratch_nodes: Vec<u32>,
     scratch_jobs: Vec<u32>,
     totals: Totals,
@@ -328,6 +452,10 @@ impl<'c> FleetSim<'c> {
             replication,
             streams,
             no_capacity_gpus: vec![u32::MAX; pools.len()],
+            gang_sizes: gang_sizes(config),
+            queue_by_gang: vec![BTreeSet::new(); gang_sizes(config).len()],
+            queue_steps: 0,
+            queued_since: BTreeSet::new(),
             pools,
             jobs: Vec::new(),
             vacant_jobs: Vec::new(),
@@ -496,6 +624,9 @@ impl<'c> FleetSim<'c> {
         let job = &mut self.jobs[slot as usize];
         job.queued_h = now_h;
         self.queue.insert(job.key);
+        let gang = gang_index(&self.gang_sizes, job.gpus);
+        self.queue_by_gang[gang].insert(job.key);
+        self.queued_since.insert((now_h.to_bits(), slot));
         if self.has_elastic
             && let Some(from_h) = policies::burst_from_h(self.strategy, now_h)
             && from_h > now_h
@@ -510,28 +641,66 @@ impl<'c> FleetSim<'c> {
         self.pass_needed = false;
         self.no_capacity_gpus.fill(u32::MAX);
         let backfill = policies::backfills(self.strategy.queue);
+        self.close_elastic_if_none_may_burst(sim.now_h());
         let mut cursor: Option<QueueKey> = None;
         loop {
-            let next = match cursor {
-                None => self.queue.first().copied(),
-                Some(after) => self
-                    .queue
-                    .range((Bound::Excluded(after), Bound::Unbounded))
-                    .next()
-                    .copied(),
+            // Gangs this large or larger fit no pool of the strategy any more in this pass.
+            let fits_below = self.no_capacity_gpus.iter().copied().max().unwrap_or(0);
+            let Some(key) = self.next_queued(cursor, fits_below) else {
+                break;
             };
-            let Some(key) = next else { break };
             cursor = Some(key);
+            self.queue_steps += 1;
             if self.try_place(key.slot, sim) {
                 self.queue.remove(&key);
+                let job = &self.jobs[key.slot as usize];
+                let gang = gang_index(&self.gang_sizes, job.gpus);
+                self.queue_by_gang[gang].remove(&key);
+                self.queued_since
+                    .remove(&(job.queued_h.to_bits(), key.slot));
+                self.close_elastic_if_none_may_burst(sim.now_h());
             } else if !backfill {
                 break;
             }
-            // Nothing later can be placed when no pool has room for even one GPU.
-            if self.no_capacity_gpus.iter().all(|g| *g <= 1) {
-                break;
+        }
+    }
+
+    /// Marks the elastic pools as full for this pass when no queued job has waited long
+    /// enough to burst, so a pass does not walk a long queue of jobs that may not use them.
+    fn close_elastic_if_none_may_burst(&mut self, now_h: f64) {
+        let Some(&(earliest_bits, _)) = self.queued_since.first() else {
+            return;
+        };
+        let may_burst = policies::burst_from_h(self.strategy, f64::from_bits(earliest_bits))
+            .is_some_and(|from_h| now_h >= from_h);
+        if !may_burst {
+            for (sp, state) in self.pools.iter().enumerate() {
+                if state.facts.elastic {
+                    self.no_capacity_gpus[sp] = 0;
+                }
             }
         }
+    }
+
+    /// The first queued job after `after` (in discipline order) with fewer than `fits_below`
+    /// GPUs.
+    fn next_queued(&self, after: Option<QueueKey>, fits_below: u32) -> Option<QueueKey> {
+        let first_after = |set: &BTreeSet<QueueKey>| match after {
+            None => set.first().copied(),
+            Some(after) => set
+                .range((Bound::Excluded(after), Bound::Unbounded))
+                .next()
+                .copied(),
+        };
+        if fits_below == u32::MAX {
+            return first_after(&self.queue);
+        }
+        self.gang_sizes
+            .iter()
+            .zip(&self.queue_by_gang)
+            .take_while(|(gpus, _)| **gpus < fits_below)
+            .filter_map(|(_, set)| first_after(set))
+            .min()
     }
 
     fn try_place(&mut self, slot: u32, sim: &mut Sim<Event>) -> bool {
@@ -1037,6 +1206,23 @@ impl<'c> FleetSim<'c> {
         sim.schedule_in(gap_h, Event::EpisodeStarts { pool: sp as u16 });
     }
 
+    /// What the events went to so far, for an exhausted event budget.
+    fn diagnosis(&self) -> String {
+        let preemptions: u64 = self.pools.iter().map(|p| p.counters.nodes_preempted).sum();
+        let failures: u64 = self.pools.iter().map(|p| p.counters.node_failures).sum();
+        let requests: u64 = self.pools.iter().map(|p| p.counters.nodes_requested).sum();
+        let refused: u64 = self.pools.iter().map(|p| p.counters.failed_requests).sum();
+        format!(
+            "by then {} jobs had arrived and {} were waiting, spot nodes had been preempted {} times, nodes had failed {} times and {} of {} node requests had been refused; very frequent preemptions, failures or shortfall retries are the usual cause (check preemption.mean_h, waves_per_month, failures.mtbf_h, episodes_per_month and availability.retry_h)",
+            self.next_job_id,
+            self.queue.len(),
+            preemptions,
+            failures,
+            refused,
+            requests + refused
+        )
+    }
+
     // ---- the end ------------------------------------------------------------------------
 
     fn trace_job(&mut self, slot: u32, end_h: f64) {
@@ -1237,6 +1423,22 @@ fn add_owned(
     pool_month.gpu_hours_paid += owned.paid_gpu_h;
     pool_month.cost += owned.capital + running;
     pool_month.cost_cash += owned.capital_cash + running;
+}
+
+/// Distinct GPU counts the workloads' jobs ask for, ascending.
+fn gang_sizes(config: &Config) -> Vec<u32> {
+    let sizes: BTreeSet<u32> = config
+        .workloads
+        .iter()
+        .flat_map(|w| w.gpus.cumulative.iter().map(|(gpus, _)| *gpus))
+        .collect();
+    sizes.into_iter().collect()
+}
+
+fn gang_index(sizes: &[u32], gpus: u32) -> usize {
+    sizes
+        .binary_search(&gpus)
+        .expect("every job's gang size comes from a workload's mix")
 }
 
 /// The hourly rate per GPU at which a job's use of a pool is costed in `jobs.csv`: the price

@@ -46,7 +46,9 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
 }
 
 /// Makes sure `dir` may receive the results of `scenario`: it is new, empty, or holds an
-/// earlier run of the same scenario (or `force` is set).
+/// earlier run of the same scenario (or `force` is set). It creates the folder and tries a
+/// write there, so a folder we cannot write to is reported now, not after the simulation.
+/// Temporary files left by an interrupted earlier write are removed.
 pub fn prepare_dir(dir: &Path, scenario: &str, force: bool) -> Result<(), OutputError> {
     if dir.exists() && !force {
         let mut entries = fs::read_dir(dir).map_err(io(dir))?;
@@ -76,7 +78,29 @@ pub fn prepare_dir(dir: &Path, scenario: &str, force: bool) -> Result<(), Output
             }
         }
     }
-    fs::create_dir_all(dir).map_err(io(dir))
+    fs::create_dir_all(dir).map_err(io(dir))?;
+    remove_partials(dir);
+    let probe = dir.join(".fleetsim-write-test.partial");
+    fs::write(&probe, b"").map_err(io(dir))?;
+    fs::remove_file(&probe).map_err(io(&probe))
+}
+
+/// Removes `*.partial` files (writes that never completed) from `dir`, as far as possible.
+fn remove_partials(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "partial") && path.is_file() {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+/// Removes `dir` if it is empty (a folder a failed run created); anything else stays.
+pub fn remove_if_empty(dir: &Path) {
+    let _ = fs::remove_dir(dir);
 }
 
 /// A file being written: `name.partial` until [`Pending::commit`] renames it.
@@ -90,6 +114,11 @@ impl Pending {
         fs::rename(&self.partial, &self.path).map_err(io(&self.path))?;
         Ok(self.path)
     }
+
+    /// Gives up on the file: its temporary is removed.
+    pub fn discard(self) {
+        let _ = fs::remove_file(&self.partial);
+    }
 }
 
 fn partial_path(path: &Path) -> PathBuf {
@@ -102,48 +131,110 @@ fn partial_path(path: &Path) -> PathBuf {
 pub fn write_csv<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> Result<Pending, OutputError> {
     let path = dir.join(name);
     let partial = partial_path(&path);
+    let file = fs::File::create(&partial).map_err(io(&path))?;
+    let pending = Pending { partial, path };
+    match write_rows(file, &pending.path, rows) {
+        Ok(()) => Ok(pending),
+        Err(error) => {
+            pending.discard();
+            Err(error)
+        }
+    }
+}
+
+/// Writes CSV rows to `file` and makes sure they reached the disk; errors name `path`.
+fn write_rows<T: Serialize>(file: fs::File, path: &Path, rows: &[T]) -> Result<(), OutputError> {
     let csv_error = |source| OutputError::Csv {
-        path: path.clone(),
+        path: path.to_path_buf(),
         source,
     };
-    let mut writer = csv::Writer::from_path(&partial).map_err(csv_error)?;
+    let mut writer = csv::Writer::from_writer(std::io::BufWriter::new(file));
     for row in rows {
         writer.serialize(row).map_err(csv_error)?;
     }
-    writer.flush().map_err(io(&path))?;
-    Ok(Pending { partial, path })
+    writer.flush().map_err(io(path))?;
+    let file = writer
+        .into_inner()
+        .map_err(|e| io(path)(e.into_error()))?
+        .into_inner()
+        .map_err(|e| io(path)(e.into_error()))?;
+    file.sync_all().map_err(io(path))
 }
 
 /// Writes bytes to `dir/name` (under a temporary name until committed).
 pub fn write_bytes(dir: &Path, name: &str, bytes: &[u8]) -> Result<Pending, OutputError> {
     let path = dir.join(name);
     let partial = partial_path(&path);
-    let mut file = fs::File::create(&partial).map_err(io(&path))?;
-    file.write_all(bytes).map_err(io(&path))?;
-    file.sync_all().map_err(io(&path))?;
-    Ok(Pending { partial, path })
+    let file = fs::File::create(&partial).map_err(io(&path))?;
+    let pending = Pending { partial, path };
+    match write_all(file, &pending.path, bytes) {
+        Ok(()) => Ok(pending),
+        Err(error) => {
+            pending.discard();
+            Err(error)
+        }
+    }
 }
 
-/// Writes all result files of a run, then renames them into place together.
+fn write_all(mut file: fs::File, path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    file.write_all(bytes).map_err(io(path))?;
+    file.sync_all().map_err(io(path))
+}
+
+/// Writes all result files of a run, then renames them into place together. If one cannot be
+/// written (disk full, permissions), the temporaries are removed and earlier results stay.
 pub fn write_results(
     dir: &Path,
     output: &RunOutput,
     info: &RunInfo,
     trace: bool,
 ) -> Result<Vec<PathBuf>, OutputError> {
+    let mut pending = Vec::new();
+    if let Err(error) = write_pending(dir, output, info, trace, &mut pending) {
+        pending.into_iter().for_each(Pending::discard);
+        return Err(error);
+    }
+    // run.json is renamed last: a folder whose run.json lists a file holds all of them.
+    let mut written = Vec::new();
+    let mut pending = pending.into_iter();
+    while let Some(file) = pending.next() {
+        match file.commit() {
+            Ok(path) => written.push(path),
+            Err(error) => {
+                pending.for_each(Pending::discard);
+                return Err(error);
+            }
+        }
+    }
+    Ok(written)
+}
+
+fn write_pending(
+    dir: &Path,
+    output: &RunOutput,
+    info: &RunInfo,
+    trace: bool,
+    pending: &mut Vec<Pending>,
+) -> Result<(), OutputError> {
     let aggregates = &output.aggregates;
     let pools: Vec<_> = output
         .units
         .iter()
         .flat_map(|u| u.pools.iter().cloned())
         .collect();
-    let mut pending = vec![
-        write_csv(dir, "summary.csv", &aggregates.summary)?,
-        write_csv(dir, "replications.csv", &aggregates.replications)?,
-        write_csv(dir, "pools.csv", &pools)?,
-        write_csv(dir, "monthly.csv", &aggregates.monthly)?,
-        write_csv(dir, "pools_monthly.csv", &aggregates.pools_monthly)?,
-    ];
+    pending.push(write_csv(dir, "summary.csv", &aggregates.summary)?);
+    pending.push(write_csv(
+        dir,
+        "replications.csv",
+        &aggregates.replications,
+    )?);
+    pending.push(write_csv(dir, "pools.csv", &pools)?);
+    pending.push(write_csv(dir, "monthly.csv", &aggregates.monthly)?);
+    pending.push(write_csv(
+        dir,
+        "pools_monthly.csv",
+        &aggregates.pools_monthly,
+    )?);
     if trace {
         let jobs: Vec<_> = output
             .units
@@ -157,7 +248,7 @@ pub fn write_results(
     info.files.push("run.json".into());
     let json = serde_json::to_vec_pretty(&info).expect("run info serializes");
     pending.push(write_bytes(dir, "run.json", &json)?);
-    pending.into_iter().map(Pending::commit).collect()
+    Ok(())
 }
 
 fn file_name(path: &Path) -> String {

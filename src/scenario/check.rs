@@ -17,6 +17,9 @@ use crate::model::calendar::{Calendar, WeeklyWindows};
 pub struct Issue {
     /// Line in the file, or None when the field came from `--set` or is not written.
     pub line: Option<usize>,
+    /// Column of the field's key on that line (shown when the key does not start the line,
+    /// as in inline tables `{ mean_h = 0 }`).
+    pub column: Option<usize>,
     pub from_set: bool,
     pub field: String,
     pub problem: String,
@@ -24,10 +27,15 @@ pub struct Issue {
 
 impl std::fmt::Display for Issue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (self.from_set, self.line) {
-            (true, _) => write!(f, "--set `{}`: {}", self.field, self.problem),
-            (false, Some(line)) => write!(f, "line {line}: `{}` {}", self.field, self.problem),
-            (false, None) => write!(f, "`{}` {}", self.field, self.problem),
+        match (self.from_set, self.line, self.column) {
+            (true, ..) => write!(f, "--set `{}`: {}", self.field, self.problem),
+            (false, Some(line), Some(column)) if column > 1 => write!(
+                f,
+                "line {line}, column {column}: `{}` {}",
+                self.field, self.problem
+            ),
+            (false, Some(line), _) => write!(f, "line {line}: `{}` {}", self.field, self.problem),
+            (false, None, _) => write!(f, "`{}` {}", self.field, self.problem),
         }
     }
 }
@@ -41,6 +49,17 @@ pub const GPU_TYPES_MAX: usize = 64;
 pub const DEFAULT_REPLICATIONS: u32 = 30;
 pub const DEFAULT_SEED: u64 = 1;
 pub const DEFAULT_RETRY_H: f64 = 0.25;
+/// Jobs one replication of one strategy may see: beyond this a run takes days.
+pub const JOBS_PER_UNIT_MAX: f64 = 1e9;
+/// GPUs a workload may keep busy at once: beyond this elastic pools need more memory than a
+/// machine has.
+pub const BUSY_GPUS_MAX: f64 = 1e7;
+/// Default of `max_queued_jobs`: about 250 MB of queued jobs per worker thread.
+pub const DEFAULT_QUEUED_JOBS_MAX: u64 = 1_000_000;
+/// Estimated events above which a run is announced as large.
+pub const LARGE_RUN_EVENTS: f64 = 2e10;
+/// Any number above this is a typo (or would overflow sums): 1e15.
+pub const NUMBER_MAX: f64 = 1e15;
 pub const DISTRIBUTIONS: [&str; 7] = [
     "fixed",
     "exponential",
@@ -73,12 +92,14 @@ impl Checker<'_> {
             .overridden
             .iter()
             .any(|path| field == path || field.starts_with(&format!("{path}.")));
+        let position = if from_set {
+            None
+        } else {
+            self.lines.position(field)
+        };
         self.issues.push(Issue {
-            line: if from_set {
-                None
-            } else {
-                self.lines.line(field)
-            },
+            line: position.map(|(line, _)| line),
+            column: position.map(|(_, column)| column),
             from_set,
             field: field.to_string(),
             problem: problem.into(),
@@ -105,6 +126,11 @@ impl Checker<'_> {
         };
         if !value.is_finite() || value < min || (min_open && value == min) || value > max {
             self.push(field, format!("must be {what}, got {value}"));
+        } else if value > NUMBER_MAX {
+            self.push(
+                field,
+                format!("must be at most {NUMBER_MAX:e} (a larger value is surely a typo), got {value:e}"),
+            );
         }
         value
     }
@@ -425,18 +451,40 @@ pub fn check(
         return Err(c.issues);
     }
 
-    let jobs_per_replication: f64 = workloads
+    // Refuse runs that could not end or would exhaust memory, before they start.
+    let jobs_by_workload: Vec<f64> = workloads
         .iter()
-        .map(|w| {
-            let growth = w.arrivals.growth_per_month;
-            let months_factor: f64 = (0..horizon_months)
-                .map(|m| (1.0 + growth).powi(m as i32))
-                .sum::<f64>()
-                / f64::from(horizon_months);
-            let weekly: f64 = w.arrivals.weekly.iter().sum::<f64>() / 7.0;
-            w.arrivals.arrivals_per_day * weekly * months_factor * horizon_h / 24.0
-        })
-        .sum();
+        .map(|w| jobs_per_unit(w, horizon_months, horizon_h))
+        .collect();
+    let jobs_per_replication: f64 = jobs_by_workload.iter().sum();
+    if jobs_per_replication.is_nan() || jobs_per_replication > JOBS_PER_UNIT_MAX {
+        let (w, jobs) = jobs_by_workload
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .expect("at least one workload");
+        c.push(
+            &format!("workload.{}.arrivals_per_day", workloads[w].name),
+            format!(
+                "gives about {jobs:.1e} jobs per replication over {horizon_months} months (with growth_per_month = {}), more than the {JOBS_PER_UNIT_MAX:.0e} fleetsim simulates in one replication; lower arrivals_per_day or growth_per_month, or shorten horizon_months",
+                workloads[w].arrivals.growth_per_month
+            ),
+        );
+    }
+    for workload in &workloads {
+        let busy = busy_gpus(workload, &gpu_speed, horizon_months, None);
+        if busy.is_nan() || busy > BUSY_GPUS_MAX {
+            c.push(
+                &format!("workload.{}", workload.name),
+                format!(
+                    "keeps about {busy:.1e} GPUs busy at once by the end of the horizon (arrivals_per_day x mean gpus x mean duration_h), more than the {BUSY_GPUS_MAX:.0e} fleetsim simulates; check arrivals_per_day, gpus and duration_h"
+                ),
+            );
+        }
+    }
+    if !c.issues.is_empty() {
+        return Err(c.issues);
+    }
     warn_overload(
         &mut c,
         &strategies,
@@ -445,18 +493,41 @@ pub fn check(
         &gpu_speed,
         &calendar,
     );
-    let events_estimate =
-        jobs_per_replication * 4.0 * f64::from(replications) * strategies.len() as f64;
-    if events_estimate > 2e10 {
+    warn_spot_without_checkpoints(&mut c, &strategies, &workloads, &pools, &calendar);
+    let units = f64::from(replications) * strategies.len() as f64;
+    let jobs_total = jobs_per_replication * units;
+    // About 4 events per job (arrival, start, end, idle timeout), more with interruptions.
+    let events_estimate = jobs_total * 4.0;
+    if events_estimate > LARGE_RUN_EVENTS {
         c.warnings.push(format!(
-            "this run simulates about {:.1e} jobs ({:.0} per replication and strategy); expect it to take a while (try fewer replications or a shorter horizon first)",
-            jobs_per_replication * f64::from(replications) * strategies.len() as f64,
-            jobs_per_replication
+            "this run is large: about {jobs_total:.1e} jobs ({} per replication and strategy, {} replications x {} strategies), roughly {events_estimate:.0e} events, which takes hours; try --replications 3 or a shorter horizon_months first",
+            crate::output::thousands(jobs_per_replication, 0),
+            replications,
+            strategies.len()
         ));
     }
-    let events_max = file
-        .max_events
-        .unwrap_or_else(|| (1e7 + 200.0 * jobs_per_replication).min(1e15) as u64);
+    let events_max = match file.max_events {
+        Some(events_max) => {
+            if events_max == 0 {
+                c.push("max_events", "must be at least 1, got 0");
+            }
+            events_max
+        }
+        None => (1e7 + 200.0 * jobs_per_replication).min(1e15) as u64,
+    };
+    let queued_jobs_max = match file.max_queued_jobs {
+        Some(queued) => {
+            if queued == 0 {
+                c.push("max_queued_jobs", "must be at least 1, got 0");
+            }
+            queued
+        }
+        None => DEFAULT_QUEUED_JOBS_MAX,
+    };
+    if !c.issues.is_empty() {
+        return Err(c.issues);
+    }
+    resolved.max_queued_jobs = Some(queued_jobs_max);
     resolved.max_events = Some(events_max);
 
     let config = Config {
@@ -475,6 +546,8 @@ pub fn check(
         pools,
         strategies,
         events_max,
+        queued_jobs_max,
+        jobs_per_unit_estimate: jobs_per_replication,
     };
     Ok(Checked {
         config,
@@ -1605,6 +1678,80 @@ fn check_fit(
                 sizes.join(", ")
             ),
         );
+    }
+}
+
+/// Expected jobs of a workload in one replication (Poisson mean, growth included).
+fn jobs_per_unit(w: &Workload, horizon_months: u32, horizon_h: f64) -> f64 {
+    let growth = w.arrivals.growth_per_month;
+    let months_factor: f64 = (0..horizon_months)
+        .map(|m| (1.0 + growth).powi(m as i32))
+        .sum::<f64>()
+        / f64::from(horizon_months);
+    let weekly: f64 = w.arrivals.weekly.iter().sum::<f64>() / 7.0;
+    w.arrivals.arrivals_per_day * weekly * months_factor * horizon_h / 24.0
+}
+
+/// GPUs of the workload's reference type it keeps busy at once in the last month (Little's
+/// law), or on a pool of type `on` (slower types stay busy longer).
+fn busy_gpus(w: &Workload, gpu_speed: &[f64], horizon_months: u32, on: Option<usize>) -> f64 {
+    let growth = (1.0 + w.arrivals.growth_per_month).powi(horizon_months as i32 - 1);
+    let weekly = w.arrivals.weekly.iter().sum::<f64>() / 7.0;
+    let slowdown = on.map_or(1.0, |t| gpu_speed[w.gpu] / gpu_speed[t]);
+    w.arrivals.arrivals_per_day * weekly * growth / 24.0
+        * w.gpus.mean_gpus()
+        * w.duration_h.mean_h()
+        * slowdown
+}
+
+/// Warns when jobs without checkpoints may run on spot nodes that are reclaimed much sooner
+/// than the jobs take: each attempt starts over, so they may never finish.
+fn warn_spot_without_checkpoints(
+    c: &mut Checker<'_>,
+    strategies: &[Strategy],
+    workloads: &[Workload],
+    pools: &[Pool],
+    calendar: &Calendar,
+) {
+    let mut warned = BTreeSet::new();
+    for strategy in strategies {
+        if strategy.burst_after_wait_h.is_none() {
+            continue;
+        }
+        for &p in &strategy.pools {
+            let pool = &pools[p];
+            if !pool.is_spot() {
+                continue;
+            }
+            let mtbf_h = pool.node_mtbf_h(calendar.month_mean_h());
+            for workload in workloads {
+                if workload.checkpoint.is_some()
+                    || workload.accepts_mask & (1 << pool.gpu) == 0
+                    || strategy.deadline_jobs_off_spot && workload.deadline_h.is_some()
+                {
+                    continue;
+                }
+                let nodes = f64::from(workload.gpus.max_gpus())
+                    .div_euclid(f64::from(pool.gpus_per_node))
+                    .max(1.0);
+                let mean_h = workload.duration_h.mean_h();
+                // Chance that a gang of `nodes` nodes runs a mean-length job without a loss.
+                let survive = (-mean_h * nodes / mtbf_h).exp();
+                if survive < 0.01 && warned.insert((workload.name.clone(), pool.name.clone())) {
+                    let fallback = match strategy.spot_fallback_after {
+                        Some(n) => {
+                            format!("they leave spot after {n} preemptions (spot_fallback_after)")
+                        }
+                        None => "they retry on spot until the horizon; set spot_fallback_after"
+                            .to_string(),
+                    };
+                    c.warnings.push(format!(
+                        "workload `{}` has no checkpoint and its jobs take about {mean_h:.3} h, but spot pool `{}` loses a node every {mtbf_h:.3} h on average: only {:.1e} of its jobs would finish on spot without a preemption, and {fallback}; add `checkpoint` to the workload or raise preemption.mean_h",
+                        workload.name, pool.name, survive
+                    ));
+                }
+            }
+        }
     }
 }
 
