@@ -2,4 +2,6 @@
 //! Statistical tests run in release mode (`cargo test --release`).
 
 mod common;
+mod errors;
+mod fuzz;
 mod theory;

@@ -312,6 +312,57 @@ mod tests {
         assert_eq!(thousands(f64::NAN, 0), "-");
     }
 
+    /// /dev/full accepts the open and fails every write with "no space left on device".
+    #[test]
+    fn a_full_disk_is_reported_with_the_path() {
+        let open_full = || fs::OpenOptions::new().write(true).open("/dev/full");
+        if open_full().is_err() {
+            return; // Not on Linux.
+        }
+        let rows: Vec<(u32, f64)> = (0..10_000).map(|i| (i, f64::from(i) / 3.0)).collect();
+        let path = Path::new("results/summary.csv");
+        let error = write_rows(open_full().unwrap(), path, &rows).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("results/summary.csv: cannot write"),
+            "{error}"
+        );
+        let cause = std::error::Error::source(&error).map(ToString::to_string);
+        assert!(
+            cause
+                .as_deref()
+                .is_some_and(|c| c.contains("No space left on device")),
+            "{cause:?}"
+        );
+        let error =
+            write_all(open_full().unwrap(), Path::new("results/run.json"), b"{}").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("results/run.json: cannot write"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("fleetsim-partial-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let pending = write_bytes(&dir, "a.txt", b"a").unwrap();
+        assert!(dir.join("a.txt.partial").exists());
+        pending.discard();
+        assert!(!dir.join("a.txt.partial").exists());
+        // A temporary left by an interrupted earlier run is removed when the folder is reused.
+        fs::write(dir.join("summary.csv.partial"), "half").unwrap();
+        prepare_dir(&dir, "a", true).unwrap();
+        assert!(!dir.join("summary.csv.partial").exists());
+        let committed = write_bytes(&dir, "b.txt", b"b").unwrap().commit().unwrap();
+        assert_eq!(fs::read(committed).unwrap(), b"b");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn a_folder_of_another_scenario_is_not_overwritten() {
         let dir = std::env::temp_dir().join(format!("fleetsim-prepare-{}", std::process::id()));

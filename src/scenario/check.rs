@@ -151,7 +151,7 @@ impl Checker<'_> {
         if value < min || value > max {
             self.push(
                 field,
-                format!("must be between {min} and {max}, got {value}"),
+                format!("must be a whole number from {min} to {max}, got {value}"),
             );
         }
         value
@@ -257,7 +257,7 @@ pub fn check(
     let warmup_days = c.non_negative(file.warmup_days.unwrap_or(0.0), "warmup_days");
     if warmup_days * 24.0 >= horizon_h {
         c.warnings.push(format!(
-            "warmup_days = {warmup_days} covers the whole horizon ({horizon_months} months): no job is counted; shorten the warm-up"
+            "warmup_days = {warmup_days} covers the whole horizon of {horizon_months} month(s): no job is counted in the job statistics; shorten warmup_days"
         ));
     }
     let replications = c.count(
@@ -714,7 +714,7 @@ fn check_pool(
         let nodes = c.count(nodes, &f("nodes"), 0, NODES_MAX);
         if nodes == 0 {
             c.warnings.push(format!(
-                "pool `{}` has nodes = 0: it adds no capacity",
+                "pool `{}` has nodes = 0: it adds no capacity (fine as the first point of a sweep over node counts)",
                 pool.name
             ));
         }
@@ -971,7 +971,10 @@ fn check_availability(c: &mut Checker<'_>, a: &AvailabilityFile, at: &str) -> Op
         (Some(window), false) => match WeeklyWindows::parse(window) {
             Ok(windows) => Constrained::Window(windows),
             Err(problem) => {
-                c.push(&format!("{at}.window"), problem);
+                c.push(
+                    &format!("{at}.window"),
+                    format!("\"{window}\" is not a calendar window: {problem}"),
+                );
                 return None;
             }
         },
@@ -1113,7 +1116,13 @@ fn check_workload(
     }
     let mut accepts_mask = 0u64;
     for name in &accepts {
-        if let Some(t) = known(c, name, &f("accepts")) {
+        // Without `accepts`, it is `[gpu]`, whose problems were reported at `gpu`.
+        let found = if w.accepts.is_some() {
+            known(c, name, &f("accepts"))
+        } else {
+            gpu_types.iter().position(|g| g == name)
+        };
+        if let Some(t) = found {
             accepts_mask |= 1 << t;
             if gpu_name.as_deref() != Some(name.as_str()) {
                 for needed in [gpu_name.as_deref().unwrap_or_default(), name.as_str()] {
@@ -1200,7 +1209,7 @@ fn daily_profile(c: &mut Checker<'_>, value: &Value, field: &str) -> [f64; 24] {
             c.push(
                 field,
                 format!(
-                    "unknown profile \"{s}\"{}; use one of {}, or a list of 24 multipliers",
+                    "names an unknown profile \"{s}\"{}; use one of {}, or a list of 24 multipliers",
                     did_you_mean(s, DAILY_PRESETS.iter().copied()),
                     DAILY_PRESETS.map(|p| format!("\"{p}\"")).join(", ")
                 ),
@@ -1352,7 +1361,7 @@ fn duration_dist(c: &mut Checker<'_>, value: &Value, field: &str) -> Option<Dura
         c.push(
             &format!("{field}.dist"),
             format!(
-                "unknown distribution {shown}{}; use one of: {}",
+                "names an unknown distribution {shown}{}; use one of: {}",
                 did_you_mean(text, DISTRIBUTIONS.iter().copied()),
                 DISTRIBUTIONS.join(", ")
             ),
@@ -1739,14 +1748,11 @@ fn warn_spot_without_checkpoints(
                 let survive = (-mean_h * nodes / mtbf_h).exp();
                 if survive < 0.01 && warned.insert((workload.name.clone(), pool.name.clone())) {
                     let fallback = match strategy.spot_fallback_after {
-                        Some(n) => {
-                            format!("they leave spot after {n} preemptions (spot_fallback_after)")
-                        }
-                        None => "they retry on spot until the horizon; set spot_fallback_after"
-                            .to_string(),
+                        Some(n) => format!(" (they leave spot after {n} preemptions)"),
+                        None => String::new(),
                     };
                     c.warnings.push(format!(
-                        "workload `{}` has no checkpoint and its jobs take about {mean_h:.3} h, but spot pool `{}` loses a node every {mtbf_h:.3} h on average: only {:.1e} of its jobs would finish on spot without a preemption, and {fallback}; add `checkpoint` to the workload or raise preemption.mean_h",
+                        "workload `{}` has no checkpoint and its jobs take about {mean_h:.3} h, but spot pool `{}` loses a node every {mtbf_h:.3} h on average: only {:.1e} of its jobs would finish on spot without a preemption, and each preemption restarts a job from zero{fallback}; add `checkpoint` to the workload, raise preemption.mean_h, or set spot_fallback_after so jobs leave spot",
                         workload.name, pool.name, survive
                     ));
                 }
@@ -1799,7 +1805,7 @@ fn warn_overload(
             .sum();
         if load > capacity {
             c.warnings.push(format!(
-                "strategy `{}` has owned capacity of about {capacity:.0} GPUs but the workloads offer about {load:.0} GPUs of load{} and it has no elastic pool to burst to: the queue grows without bound, so expect many unfinished jobs",
+                "strategy `{}` has owned capacity of about {capacity:.0} GPUs but the workloads offer about {load:.0} GPUs of load{} and does not burst to an elastic pool: the queue grows without bound, and jobs still waiting at the end are reported as jobs_unfinished; add nodes, or an elastic pool to its pools",
                 strategy.name,
                 if months > 1 { " by the end of the horizon" } else { "" }
             ));

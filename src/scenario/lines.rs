@@ -42,13 +42,14 @@ impl Lines {
         }
     }
 
-    /// The most specific field written on `line`, named by names rather than positions.
-    pub fn path_at(&self, line: usize) -> Option<&str> {
+    /// The field written on `line` at or before `column` (the nearest, then the most
+    /// specific), named by names rather than positions.
+    pub fn path_at(&self, line: usize, column: usize) -> Option<&str> {
         self.lines
             .iter()
-            .filter(|(path, (l, _))| *l == line && !path.contains('['))
+            .filter(|(path, (l, c))| *l == line && *c <= column && !path.contains('['))
+            .max_by_key(|(path, (_, c))| (*c, path.len()))
             .map(|(path, _)| path.as_str())
-            .max_by_key(|path| path.len())
     }
 
     /// The 1-based line of a byte offset in `text`.
@@ -154,7 +155,9 @@ mean_h = 10
         assert_eq!(lines.line("nothing"), None);
         assert_eq!(lines.position("pool.dgx.failures.repair_h"), Some((7, 28)));
         assert_eq!(lines.position("pool.dgx.nodes"), Some((6, 1)));
-        assert_eq!(lines.path_at(6), Some("pool.dgx.nodes"));
-        assert_eq!(lines.path_at(7), Some("pool.dgx.failures.repair_h"));
+        assert_eq!(lines.path_at(6, 9), Some("pool.dgx.nodes"));
+        assert_eq!(lines.path_at(7, 40), Some("pool.dgx.failures.repair_h"));
+        assert_eq!(lines.path_at(7, 14), Some("pool.dgx.failures.mtbf_h"));
+        assert_eq!(lines.path_at(7, 1), Some("pool.dgx.failures"));
     }
 }

@@ -139,7 +139,7 @@ fn explain(error: &toml::de::Error, text: &str, lines: &Lines) -> String {
         return plain_message(error.message(), None, "");
     };
     let (line, column) = Lines::position_of_offset(text, span.start);
-    let field = lines.path_at(line).unwrap_or_default();
+    let field = lines.path_at(line, column).unwrap_or_default();
     let written = text.get(span.clone()).unwrap_or_default();
     let message = plain_message(
         error.message(),
@@ -189,8 +189,20 @@ fn plain_message(message: &str, field: Option<&str>, written: &str) -> String {
     }
     if let Some(rest) = message.strip_prefix("missing field `") {
         let name = rest.trim_end_matches('`');
-        let table = field.map_or(String::new(), |f| format!("this [[{f}]] "));
-        return format!("{table}is missing the field `{name}`, which is required");
+        let table = match field {
+            Some(field) => format!("`{field}`"),
+            None => format!("this {}", written.trim()),
+        };
+        return format!("{table} is missing the field `{name}`, which is required");
+    }
+    if message == "wanted string or table" {
+        // An enum given a number or a list.
+        let accepted = match field.and_then(|f| f.rsplit('.').next()) {
+            Some("type") => "\"on_prem\", \"reserved\", \"on_demand\" or \"spot\"",
+            Some("queue") => "\"fifo\", \"backfill\" or \"priority\"",
+            _ => "one of the names accepted here, in quotes",
+        };
+        return named(&format!("must be {accepted}, got {}", written.trim()));
     }
     if message == "duplicate key" {
         let key = written.trim();
@@ -201,6 +213,7 @@ fn plain_message(message: &str, field: Option<&str>, written: &str) -> String {
             && let Some((found, expected)) = rest.rsplit_once(", expected ")
         {
             let found = found
+                .replacen("string", "the string", 1)
                 .replace("floating point", "the number")
                 .replace("integer", "the whole number")
                 .replace("boolean", "the boolean")
@@ -225,6 +238,7 @@ fn expected_in_words(expected: &str) -> String {
         "a boolean" => "true or false".to_string(),
         "a string" => "a string in quotes".to_string(),
         "a sequence" => "a list [...]".to_string(),
+        "a map" => "a table { ... }".to_string(),
         other if other.starts_with("struct ") => "a table { ... }".to_string(),
         other => other.to_string(),
     }
@@ -286,7 +300,7 @@ mod tests {
                 Some("pool.dgx.nodes"),
                 ""
             ),
-            "`pool.dgx.nodes` must be a whole number from 0 to 4294967295, got string \"two\""
+            "`pool.dgx.nodes` must be a whole number from 0 to 4294967295, got the string \"two\""
         );
         assert_eq!(
             plain_message("invalid value: integer `-2`, expected u32", None, ""),
