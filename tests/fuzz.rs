@@ -60,15 +60,18 @@ fn exercise(text: &str, overrides: &[Override]) -> Result<(), TestCaseError> {
         Err(error) => {
             let message = error.to_string();
             prop_assert!(!message.is_empty());
+            verbose("refused", &message);
             return Ok(());
         }
     };
     let _ = loaded.warnings.join("\n");
     // The same scenario, short: one month, two replications, small budgets.
     let mut short = overrides.to_vec();
+    // One or two replications (statistics of a single one are a case of their own).
+    let replications = format!("replications={}", 1 + text.len() % 2);
     for set in [
         "horizon_months=1",
-        "replications=2",
+        &replications,
         "max_events=300000",
         "max_queued_jobs=20000",
     ] {
@@ -106,9 +109,11 @@ fn exercise(text: &str, overrides: &[Override]) -> Result<(), TestCaseError> {
         Err(error) => {
             // Bounds reached (event budget, queue): an error with a message, not a panic.
             prop_assert!(!error.to_string().is_empty());
+            verbose("bounded", &error.to_string());
             return Ok(());
         }
     };
+    verbose("simulated", "");
     for row in &run_output.aggregates.replications {
         prop_assert_eq!(
             row.jobs_arrived,
@@ -147,6 +152,18 @@ fn exercise(text: &str, overrides: &[Override]) -> Result<(), TestCaseError> {
     };
     output::write_results(&dir, &run_output, &info, true).expect("results are written");
     Ok(())
+}
+
+/// With `FLEETSIM_FUZZ_VERBOSE` set, says what became of each case (to judge how deep the
+/// generators reach).
+fn verbose(outcome: &str, message: &str) {
+    if std::env::var_os("FLEETSIM_FUZZ_VERBOSE").is_some() {
+        let detail = message.lines().nth(1).unwrap_or(message);
+        eprintln!(
+            "fuzz: {outcome}: {}",
+            detail.chars().take(100).collect::<String>()
+        );
+    }
 }
 
 /// One folder per test thread, reused.
@@ -354,8 +371,296 @@ fn stitched() -> impl Strategy<Value = String> {
         .prop_map(|lines| lines.join("\n"))
 }
 
+// ---- generated scenarios ---------------------------------------------------------------------
+
+/// A tiny deterministic generator (xorshift64*), so a failing seed reproduces its scenario.
+struct Dice(u64);
+
+impl Dice {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+    /// A positive number, mostly ordinary, sometimes extreme.
+    fn hours(&mut self) -> f64 {
+        *self.pick(&[
+            1e-12, 1e-6, 0.001, 0.01, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 8.0, 24.0, 100.0, 1000.0, 1e6,
+            1e9, 1e15,
+        ])
+    }
+    fn fraction(&mut self) -> f64 {
+        *self.pick(&[0.0, 1e-9, 0.01, 0.1, 0.3, 0.5, 0.6, 0.9, 0.999, 1.0])
+    }
+    fn count(&mut self) -> u64 {
+        *self.pick(&[0, 1, 1, 2, 3, 4, 7, 8, 8, 16, 64, 1000])
+    }
+}
+
+const GPUS: [&str; 3] = ["H100", "A100", "L4"];
+
+/// Mostly H100, so that most generated workloads find a pool.
+fn gpu(d: &mut Dice) -> &'static str {
+    if d.chance(70) { "H100" } else { *d.pick(&GPUS) }
+}
+
+fn duration(d: &mut Dice) -> String {
+    match d.below(8) {
+        0 => format!("{}", d.hours()),
+        1 => format!("{{ dist = \"fixed\", value = {} }}", d.hours()),
+        2 => format!("{{ dist = \"exponential\", mean = {} }}", d.hours()),
+        3 => {
+            let median = d.hours();
+            format!(
+                "{{ dist = \"lognormal\", median = {median}, p95 = {} }}",
+                median * (1.0 + d.hours())
+            )
+        }
+        4 => format!(
+            "{{ dist = \"gamma\", mean = {}, cv = {} }}",
+            d.hours(),
+            d.hours()
+        ),
+        5 => format!(
+            "{{ dist = \"weibull\", shape = {}, scale = {} }}",
+            d.hours(),
+            d.hours()
+        ),
+        6 => {
+            let min = d.hours();
+            format!(
+                "{{ dist = \"uniform\", min = {min}, max = {} }}",
+                min + d.hours()
+            )
+        }
+        _ => {
+            let (a, b) = (d.hours(), d.hours());
+            let p = d.fraction();
+            format!(
+                "{{ dist = \"empirical\", points = [[{}, {p}], [{}, 1.0]] }}",
+                a.min(b),
+                a.max(b)
+            )
+        }
+    }
+}
+
+fn gpus(d: &mut Dice) -> String {
+    if d.chance(50) {
+        return format!("{}", 1 + d.count().min(63));
+    }
+    let (a, b) = (1 + d.count().min(63), 1 + d.count().min(63));
+    let p = d.fraction();
+    if a == b {
+        format!("{{ {a} = 1.0 }}")
+    } else {
+        format!("{{ {a} = {p}, {b} = {} }}", 1.0 - p)
+    }
+}
+
+fn window(d: &mut Dice) -> String {
+    let days = d.pick(&[
+        "daily", "weekdays", "weekends", "mon", "sun", "fri-mon", "mon,wed",
+    ]);
+    let from = d.below(24);
+    let to = d.below(25);
+    format!("{days} {from:02}:{:02}-{to:02}:00", d.pick(&[0, 30]))
+}
+
+/// A structurally valid scenario with random (often extreme) parameters; the checks refuse
+/// what does not make sense, and everything else must simulate without a panic.
+fn generate(seed: u64) -> String {
+    let mut d = Dice(seed | 1);
+    let mut t = format!(
+        "start = \"{}-{:02}-{:02}\"\nhorizon_months = {}\nreplications = {}\nseed = {}\nwarmup_days = {}\n",
+        2020 + d.below(10),
+        1 + d.below(12),
+        1 + d.below(28),
+        1 + d.below(2),
+        1 + d.below(2),
+        d.next() % 1000,
+        *d.pick(&[0.0, 0.5, 3.0, 40.0]),
+    );
+    t.push_str("[gpu_speed]\n");
+    for gpu in GPUS {
+        t.push_str(&format!(
+            "{gpu} = {}\n",
+            d.pick(&[1.0, 0.45, 0.12, 1e-6, 1e6])
+        ));
+    }
+    let n_pools = 1 + d.below(5);
+    let mut pools = Vec::new();
+    let mut offered: Vec<&str> = Vec::new();
+    for p in 0..n_pools {
+        let name = format!("p{p}");
+        let gpu = gpu(&mut d);
+        let per_node = *d.pick(&[1, 2, 4, 8, 8, 16, 1024]);
+        let kind = d.below(4);
+        t.push_str(&format!(
+            "\n[[pool]]\nname = \"{name}\"\ngpu = \"{gpu}\"\ngpus_per_node = {per_node}\n"
+        ));
+        match kind {
+            0 => {
+                t.push_str(&format!(
+                    "type = \"on_prem\"\nnodes = {}\ncapex_per_node = {}\namortization_months = {}\npower_kw_per_node = 10\npue = 1.2\nelectricity_per_kwh = 0.2\nopex_per_node_month = 1000\npurchase_month = {}\n",
+                    d.count(),
+                    d.hours(),
+                    1 + d.count(),
+                    d.below(3)
+                ));
+                if d.chance(50) {
+                    t.push_str(&format!(
+                        "failures = {{ mtbf_h = {}, repair_h = {} }}\n",
+                        d.hours(),
+                        d.hours()
+                    ));
+                }
+            }
+            1 => t.push_str(&format!(
+                "type = \"reserved\"\nnodes = {}\nprice_per_gpu_h = {}\ndiscount = {}\nterm_months = {}\nstart_month = {}\n",
+                d.count(),
+                d.hours(),
+                d.fraction(),
+                1 + d.below(3),
+                d.below(3)
+            )),
+            _ => {
+                let spot = kind == 3;
+                t.push_str(&format!(
+                    "type = \"{}\"\nprice_per_gpu_h = {}\nprovisioning_h = {}\nidle_timeout_h = {}\nbilling_increment_s = {}\nbilling_minimum_s = {}\n",
+                    if spot { "spot" } else { "on_demand" },
+                    d.hours(),
+                    d.pick(&[0.0, 0.1, 1.0, 1e6]),
+                    d.pick(&[0.0, 0.25, 1.0, 1e6]),
+                    d.pick(&[1e-6, 1.0, 60.0, 3600.0]),
+                    d.pick(&[0.0, 60.0, 1e6]),
+                ));
+                if d.chance(50) {
+                    t.push_str(&format!("max_nodes = {}\n", 1 + d.count()));
+                }
+                if d.chance(50) {
+                    let when = match d.below(3) {
+                        0 => format!(", window = \"{}\"", window(&mut d)),
+                        1 => format!(
+                            ", episodes_per_month = {}, episode_mean_h = {}",
+                            d.hours(),
+                            d.hours()
+                        ),
+                        _ => String::new(),
+                    };
+                    t.push_str(&format!(
+                        "availability = {{ shortfall = {}, retry_h = {}{when} }}\n",
+                        d.fraction(),
+                        d.hours()
+                    ));
+                }
+                if spot {
+                    t.push_str(&format!(
+                        "preemption = {{ mean_h = {}, waves_per_month = {}, wave_fraction = {} }}\n",
+                        d.hours(),
+                        d.pick(&[0.0, 1.0, 30.0, 1e4]),
+                        d.fraction()
+                    ));
+                }
+            }
+        }
+        pools.push(name);
+        if !offered.contains(&gpu) {
+            offered.push(gpu);
+        }
+    }
+    for w in 0..1 + d.below(4) {
+        t.push_str(&format!(
+            "\n[[workload]]\nname = \"w{w}\"\narrivals_per_day = {}\ngpus = {}\nduration_h = {}\ngpu = \"{}\"\npriority = {}\n",
+            d.pick(&[1e-6, 0.1, 1.0, 10.0, 100.0, 1000.0]),
+            gpus(&mut d),
+            duration(&mut d),
+            if d.chance(90) { *d.pick(&offered) } else { gpu(&mut d) },
+            d.below(3),
+        ));
+        if d.chance(40) {
+            let accepts: Vec<String> = offered.iter().map(|g| format!("\"{g}\"")).collect();
+            t.push_str(&format!("accepts = [{}]\n", accepts.join(", ")));
+        }
+        if d.chance(30) {
+            t.push_str(&format!(
+                "growth_per_month = {}\n",
+                d.pick(&[-0.9, -0.1, 0.03, 1.0, 5.0])
+            ));
+        }
+        if d.chance(30) {
+            t.push_str(&format!(
+                "daily_profile = \"{}\"\n",
+                d.pick(&["flat", "office-hours"])
+            ));
+        }
+        if d.chance(20) {
+            let days: Vec<String> = (0..7)
+                .map(|_| format!("{}", d.pick(&[0.0, 0.3, 1.0, 5.0])))
+                .collect();
+            t.push_str(&format!("weekly_profile = [{}]\n", days.join(", ")));
+        }
+        if d.chance(50) {
+            let every = if d.chance(30) {
+                "\"auto\"".to_string()
+            } else {
+                d.hours().to_string()
+            };
+            t.push_str(&format!(
+                "checkpoint = {{ every_h = {every}, write_h = {}, restart_h = {} }}\n",
+                d.pick(&[0.0, 0.01, 0.1, 10.0]),
+                d.pick(&[0.0, 0.01, 0.1, 10.0])
+            ));
+        }
+        if d.chance(30) {
+            t.push_str(&format!("deadline_h = {}\n", d.hours()));
+        }
+        if d.chance(20) {
+            t.push_str(&format!(
+                "mixed_precision_speedup = {}\n",
+                d.pick(&[1.0, 2.5, 100.0])
+            ));
+        }
+    }
+    for s in 0..1 + d.below(3) {
+        let mut chosen: Vec<&String> = pools.iter().filter(|_| d.chance(60)).collect();
+        if chosen.is_empty() {
+            chosen.push(d.pick(&pools));
+        }
+        let list: Vec<String> = chosen.iter().map(|p| format!("\"{p}\"")).collect();
+        t.push_str(&format!(
+            "\n[[strategy]]\nname = \"s{s}\"\npools = [{}]\nqueue = \"{}\"\nburst_after_wait_h = {}\nmixed_precision = {}\ndeadline_jobs_off_spot = {}\n",
+            list.join(", "),
+            d.pick(&["fifo", "backfill", "priority"]),
+            d.pick(&["0", "0.5", "10", "\"never\""]),
+            d.chance(50),
+            d.chance(50),
+        ));
+        if d.chance(40) {
+            t.push_str(&format!("spot_fallback_after = {}\n", 1 + d.below(3)));
+        }
+    }
+    t
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn generated_scenarios_never_panic(seed in any::<u64>()) {
+        let text = generate(seed);
+        exercise(&text, &[]).map_err(|e| TestCaseError::fail(format!("{e}\n--- scenario ---\n{text}")))?;
+    }
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {

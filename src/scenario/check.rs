@@ -1068,6 +1068,14 @@ fn check_workload(
         "hours per job: a number, or a table like { dist = \"lognormal\", median = 3, p95 = 24 }",
     );
     let duration = duration.and_then(|d| duration_dist(c, d, &f("duration_h")));
+    if let Some(mean_h) = duration.as_ref().map(DurationDist::mean_h)
+        && !(mean_h.is_finite() && mean_h > 0.0 && mean_h <= NUMBER_MAX)
+    {
+        c.push(
+            &f("duration_h"),
+            format!("has a mean of {mean_h:e} hours with these parameters; choose parameters whose mean is above 0 and at most {NUMBER_MAX:e} hours"),
+        );
+    }
 
     // The reference GPU type: as written, else the first accepted type, else the only offered.
     let gpu_name = match (&w.gpu, &w.accepts) {
@@ -1463,10 +1471,16 @@ fn duration_dist(c: &mut Checker<'_>, value: &Value, field: &str) -> Option<Dura
             let (mean, cv) = (need(c, mean, "mean")?, need(c, cv, "cv")?);
             let mean = c.positive(mean, &format!("{field}.mean"));
             let cv = c.positive(cv, &format!("{field}.cv"));
-            DurationDist::Gamma {
-                shape: 1.0 / (cv * cv),
-                scale_h: mean * cv * cv,
+            let (shape, scale_h) = (1.0 / (cv * cv), mean * cv * cv);
+            let representable = |x: f64| x.is_finite() && x > 0.0;
+            if cv > 0.0 && !(representable(shape) && representable(scale_h)) {
+                c.push(
+                    &format!("{field}.cv"),
+                    format!("{cv:e} is too extreme for a gamma distribution (its shape would be {shape:e}); use dist = \"fixed\" for durations that do not vary"),
+                );
+                return None;
             }
+            DurationDist::Gamma { shape, scale_h }
         }
         "weibull" => {
             let (shape, scale) = (get(c, "shape"), get(c, "scale"));
