@@ -411,7 +411,11 @@ const GPUS: [&str; 3] = ["H100", "A100", "L4"];
 
 /// Mostly H100, so that most generated workloads find a pool.
 fn gpu(d: &mut Dice) -> &'static str {
-    if d.chance(70) { "H100" } else { *d.pick(&GPUS) }
+    if d.chance(70) {
+        "H100"
+    } else {
+        GPUS[d.below(GPUS.len())]
+    }
 }
 
 fn duration(d: &mut Dice) -> String {
