@@ -273,7 +273,7 @@ const BAD_FILES: &[Bad] = &[
     // Runs that could not end, refused up front.
     bad(
         "too_many_jobs",
-        "line 10: `workload.train.arrivals_per_day` gives about 3.7e13 jobs per replication over 1200 months (with growth_per_month = 0), more than the 1e9 fleetsim simulates",
+        "line 10: `workload.train.arrivals_per_day` gives about 3.7e13 jobs per replication over 1200 months (with growth_per_month = 0), more than the 1e8 fleetsim simulates",
     ),
     bad(
         "runaway_growth",
@@ -529,6 +529,23 @@ fn every_bad_file_is_in_the_table() {
 }
 
 #[test]
+fn every_bad_and_warned_file_is_in_the_catalogue() {
+    let catalogue = std::fs::read_to_string("docs/errors.md").expect("docs/errors.md");
+    let warned = WARNINGS
+        .iter()
+        .map(|(name, _)| format!("tests/data/warn/{name}.toml"));
+    let refused = BAD_FILES
+        .iter()
+        .map(|c| format!("tests/data/bad/{}.toml", c.name));
+    for file in refused.chain(warned) {
+        assert!(
+            catalogue.contains(&file),
+            "docs/errors.md does not show {file}"
+        );
+    }
+}
+
+#[test]
 fn bad_flags_are_refused_with_a_message_that_teaches() {
     let dir = temp_dir("bad-flags");
     for (i, case) in BAD_FLAGS.iter().enumerate() {
@@ -588,7 +605,7 @@ const WARNINGS: &[(&str, &str)] = &[
     ),
     (
         "large_run",
-        "warning: this run is large: about 2.2e10 jobs (365,300,000 per replication and strategy, 30 replications x 2 strategies), roughly 9e10 events, which takes hours; try --replications 3",
+        "warning: this run is large: about 7.3e9 jobs (73,060,000 per replication and strategy, 50 replications x 2 strategies), roughly 3e10 events, which takes hours; try --replications 3",
     ),
     (
         "zero_nodes",

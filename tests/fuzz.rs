@@ -28,8 +28,9 @@ const BASES: [&str; 3] = [
     include_str!("data/features.toml"),
 ];
 
-/// A case may take this long (the simulation is cut to one month and a few replications).
-const CASE_TIME_MAX: Duration = Duration::from_secs(20);
+/// A case may take this long (the simulation is cut to one month, two replications and small
+/// budgets, so it normally takes well under a second; the margin is for busy machines).
+const CASE_TIME_MAX: Duration = Duration::from_secs(60);
 
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")

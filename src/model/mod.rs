@@ -73,8 +73,10 @@ pub enum SimError {
     Stopped,
 }
 
-/// Events handled between two looks at the stop flag and the bounds: a few milliseconds.
-const EVENTS_PER_CHUNK: u64 = 1 << 16;
+/// Events handled between two looks at the stop flag and the bounds: about a millisecond.
+/// Small, because a queue can grow within a chunk and every event may walk it: the queue
+/// entries looked at in a chunk grow with the square of its length.
+const EVENTS_PER_CHUNK: u64 = 1 << 11;
 /// Queue entries the scheduler may look at between two looks at the stop flag.
 const QUEUE_STEPS_PER_CHUNK: u64 = 1 << 22;
 /// The scheduler may look at this many queue entries per event of the budget. Typical runs
@@ -347,11 +349,16 @@ pub struct FleetSim<'c> {
     /// Per pool, during a pass: the smallest gang that found no capacity there.
     no_capacity_gpus: Vec<u32>,
     /// Distinct gang sizes (GPUs per job) the workloads ask for, ascending, and the queue split
-    /// by them (the same keys as `queue`): a pass jumps to the next job small enough to fit
-    /// somewhere instead of walking past every big gang that cannot (which made overloaded
-    /// runs take hours).
+    /// by workload and gang size (the same keys as `queue`, class `w * gang_sizes.len() + g`):
+    /// a pass jumps to the next job that may fit some pool it may use, instead of walking past
+    /// every job that cannot (which made overloaded runs take hours).
     gang_sizes: Vec<u32>,
-    queue_by_gang: Vec<BTreeSet<QueueKey>>,
+    queue_by_class: Vec<BTreeSet<QueueKey>>,
+    /// `may_use[w][sp]`: jobs of workload `w` may run on strategy pool `sp` (GPU type, and
+    /// spot for deadline jobs); retry timers and burst thresholds are checked per job.
+    may_use: Vec<Vec<bool>>,
+    /// Per workload, during a pass: gangs this large or larger fit none of its pools.
+    fits_below: Vec<u32>,
     /// Queue entries looked at by all passes so far (bounded, see [`simulate_until`]).
     queue_steps: u64,
     /// When each queued job joined the queue (bits of `queued_h`, slot): the earliest one
@@ -453,7 +460,26 @@ impl<'c> FleetSim<'c> {
             streams,
             no_capacity_gpus: vec![u32::MAX; pools.len()],
             gang_sizes: gang_sizes(config),
-            queue_by_gang: vec![BTreeSet::new(); gang_sizes(config).len()],
+            queue_by_class: vec![
+                BTreeSet::new();
+                gang_sizes(config).len() * config.workloads.len()
+            ],
+            may_use: config
+                .workloads
+                .iter()
+                .map(|w| {
+                    pools
+                        .iter()
+                        .map(|p| {
+                            w.accepts_mask & (1u64 << p.pool.gpu) != 0
+                                && !(p.facts.spot
+                                    && strategy.deadline_jobs_off_spot
+                                    && w.deadline_h.is_some())
+                        })
+                        .collect()
+                })
+                .collect(),
+            fits_below: vec![u32::MAX; config.workloads.len()],
             queue_steps: 0,
             queued_since: BTreeSet::new(),
             pools,
@@ -624,8 +650,9 @@ impl<'c> FleetSim<'c> {
         let job = &mut self.jobs[slot as usize];
         job.queued_h = now_h;
         self.queue.insert(job.key);
-        let gang = gang_index(&self.gang_sizes, job.gpus);
-        self.queue_by_gang[gang].insert(job.key);
+        let class = self.class_of(slot);
+        let job = &self.jobs[slot as usize];
+        self.queue_by_class[class].insert(job.key);
         self.queued_since.insert((now_h.to_bits(), slot));
         if self.has_elastic
             && let Some(from_h) = policies::burst_from_h(self.strategy, now_h)
@@ -643,21 +670,15 @@ impl<'c> FleetSim<'c> {
         let backfill = policies::backfills(self.strategy.queue);
         self.close_elastic_if_none_may_burst(sim.now_h());
         let mut cursor: Option<QueueKey> = None;
-        loop {
-            // Gangs this large or larger fit no pool of the strategy any more in this pass.
-            let fits_below = self.no_capacity_gpus.iter().copied().max().unwrap_or(0);
-            let Some(key) = self.next_queued(cursor, fits_below) else {
-                break;
-            };
+        while let Some(key) = self.next_queued(cursor, backfill) {
             cursor = Some(key);
             self.queue_steps += 1;
             if self.try_place(key.slot, sim) {
                 self.queue.remove(&key);
-                let job = &self.jobs[key.slot as usize];
-                let gang = gang_index(&self.gang_sizes, job.gpus);
-                self.queue_by_gang[gang].remove(&key);
-                self.queued_since
-                    .remove(&(job.queued_h.to_bits(), key.slot));
+                let class = self.class_of(key.slot);
+                self.queue_by_class[class].remove(&key);
+                let queued_h = self.jobs[key.slot as usize].queued_h;
+                self.queued_since.remove(&(queued_h.to_bits(), key.slot));
                 self.close_elastic_if_none_may_burst(sim.now_h());
             } else if !backfill {
                 break;
@@ -682,9 +703,27 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    /// The first queued job after `after` (in discipline order) with fewer than `fits_below`
-    /// GPUs.
-    fn next_queued(&self, after: Option<QueueKey>, fits_below: u32) -> Option<QueueKey> {
+    /// The job's class in `queue_by_class`.
+    fn class_of(&self, slot: u32) -> usize {
+        let job = &self.jobs[slot as usize];
+        let gang = gang_index(&self.gang_sizes, job.gpus);
+        job.workload as usize * self.gang_sizes.len() + gang
+    }
+
+    /// The first queued job after `after` (in discipline order) that may fit a pool it may
+    /// use, given what this pass found full. Without backfill, simply the next job: a job
+    /// that cannot start blocks those behind it, so it must be looked at.
+    fn next_queued(&mut self, after: Option<QueueKey>, backfill: bool) -> Option<QueueKey> {
+        // Per workload: gangs this large or larger fit none of its pools any more.
+        for (w, fits_below) in self.fits_below.iter_mut().enumerate() {
+            *fits_below = self.may_use[w]
+                .iter()
+                .zip(&self.no_capacity_gpus)
+                .filter(|(may, _)| **may)
+                .map(|(_, gpus)| *gpus)
+                .max()
+                .unwrap_or(0);
+        }
         let first_after = |set: &BTreeSet<QueueKey>| match after {
             None => set.first().copied(),
             Some(after) => set
@@ -692,14 +731,21 @@ impl<'c> FleetSim<'c> {
                 .next()
                 .copied(),
         };
-        if fits_below == u32::MAX {
+        if !backfill || self.fits_below.iter().all(|f| *f == u32::MAX) {
             return first_after(&self.queue);
         }
-        self.gang_sizes
+        let gangs = self.gang_sizes.len();
+        self.fits_below
             .iter()
-            .zip(&self.queue_by_gang)
-            .take_while(|(gpus, _)| **gpus < fits_below)
-            .filter_map(|(_, set)| first_after(set))
+            .enumerate()
+            .flat_map(|(w, fits_below)| {
+                self.gang_sizes
+                    .iter()
+                    .take_while(move |gpus| **gpus < *fits_below)
+                    .enumerate()
+                    .map(move |(g, _)| w * gangs + g)
+            })
+            .filter_map(|class| first_after(&self.queue_by_class[class]))
             .min()
     }
 
@@ -797,14 +843,17 @@ impl<'c> FleetSim<'c> {
                 let rng = state.lifetimes.as_mut().expect("lifetime stream");
                 let lifetime_h = preemption.mean_h * rng.sample::<f64, _>(Exp1);
                 let (life, ready_h) = (node.life, node.ready_h);
-                sim.schedule_at(
-                    ready_h + lifetime_h,
-                    Event::NodePreempted {
-                        pool: sp as u16,
-                        node: index,
-                        life,
-                    },
-                );
+                // As for idle timeouts: a preemption past the horizon is never handled.
+                if ready_h + lifetime_h <= self.config.horizon_h {
+                    sim.schedule_at(
+                        ready_h + lifetime_h,
+                        Event::NodePreempted {
+                            pool: sp as u16,
+                            node: index,
+                            life,
+                        },
+                    );
+                }
             }
             self.scratch_nodes.push(index);
         }
@@ -906,6 +955,11 @@ impl<'c> FleetSim<'c> {
         let timeout_h = state.pool.elastic().expect("elastic pool").idle_timeout_h;
         let node = &state.nodes.nodes[index as usize];
         let at_h = node.ready_h.max(sim.now_h()) + timeout_h;
+        // Past the horizon it would never be handled, only held in memory (one per job end
+        // with a long idle_timeout_h: gigabytes in a long run).
+        if at_h > self.config.horizon_h {
+            return;
+        }
         sim.schedule_at(
             at_h,
             Event::NodeIdle {

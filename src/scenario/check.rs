@@ -49,8 +49,9 @@ pub const GPU_TYPES_MAX: usize = 64;
 pub const DEFAULT_REPLICATIONS: u32 = 30;
 pub const DEFAULT_SEED: u64 = 1;
 pub const DEFAULT_RETRY_H: f64 = 0.25;
-/// Jobs one replication of one strategy may see: beyond this a run takes days.
-pub const JOBS_PER_UNIT_MAX: f64 = 1e9;
+/// Jobs one replication of one strategy may see: beyond this a replication takes hours and
+/// the events pending at once may not fit in memory.
+pub const JOBS_PER_UNIT_MAX: f64 = 1e8;
 /// GPUs a workload may keep busy at once: beyond this elastic pools need more memory than a
 /// machine has.
 pub const BUSY_GPUS_MAX: f64 = 1e7;
