@@ -542,6 +542,17 @@ fn every_bad_and_warned_file_is_in_the_catalogue() {
             catalogue.contains(&file),
             "docs/errors.md does not show {file}"
         );
+        // The example is the real message, so the catalogue cannot drift from the code.
+        let message = stderr(&fleetsim(&["validate", &file]));
+        let shown: Vec<&str> = message
+            .lines()
+            .filter(|line| !file.contains("/warn/") || line.starts_with("warning:"))
+            .collect();
+        let shown = shown.join("\n");
+        assert!(
+            catalogue.contains(&format!("(`{file}`):\n\n```text\n{shown}\n```")),
+            "docs/errors.md shows another message for {file}; it is now:\n{shown}"
+        );
     }
 }
 

@@ -786,7 +786,7 @@ fn check_pool(
             );
             let purchase_month = pool.purchase_month.unwrap_or(0);
             if purchase_month >= horizon_months {
-                c.warnings.push(format!("pool `{}` is bought in month {purchase_month}, after the horizon of {horizon_months} months: it adds nothing", pool.name));
+                c.warnings.push(format!("pool `{}` is bought in month {purchase_month}, after the horizon of {horizon_months} month(s): it adds nothing; lower purchase_month or raise horizon_months", pool.name));
             }
             let failures = pool.failures.as_ref().and_then(|failures| {
                 let mtbf = c.required(
@@ -843,7 +843,7 @@ fn check_pool(
             let start_month = pool.start_month.unwrap_or(0);
             if start_month >= horizon_months {
                 c.warnings.push(format!(
-                    "pool `{}` starts in month {start_month}, after the horizon: it adds nothing",
+                    "pool `{}` starts in month {start_month}, after the horizon of {horizon_months} month(s): it adds nothing; lower start_month or raise horizon_months",
                     pool.name
                 ));
             }
@@ -1621,7 +1621,7 @@ fn check_strategy(
     });
     if burst.is_none() && uses_elastic {
         c.warnings.push(format!(
-            "strategy `{}` has burst_after_wait_h = \"never\": its elastic pools are never used",
+            "strategy `{}` has burst_after_wait_h = \"never\": its elastic pools are never used; remove them from its pools, or give burst_after_wait_h in hours",
             s.name
         ));
     }
