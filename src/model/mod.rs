@@ -33,6 +33,8 @@ use nodes::{NodeSet, NodeState};
 use progress::RunPlan;
 use workload::ArrivalClock;
 
+/// A pass looks at this many next jobs in order before it jumps by (workload, gang) class.
+const NEXT_JOBS_BEFORE_JUMP: usize = 8;
 /// Waits are kept in a histogram of this resolution: 1/1000 h = 3.6 s.
 const WAIT_UNITS_PER_H: f64 = 1000.0;
 const NO_POOL: u16 = u16::MAX;
@@ -362,8 +364,13 @@ pub struct FleetSim<'c> {
     /// Queue entries looked at by all passes so far (bounded, see [`simulate_until`]).
     queue_steps: u64,
     /// When each queued job joined the queue (bits of `queued_h`, slot): the earliest one
-    /// says whether any queued job may burst yet.
+    /// says whether any queued job may burst yet. Kept only when that can be in doubt
+    /// (elastic pools and a positive `burst_after_wait_h`).
     queued_since: BTreeSet<(u64, u32)>,
+    track_queued_since: bool,
+    /// `queue_by_class` is kept only under backfill: without it a pass stops at the first
+    /// job that cannot start.
+    index_classes: bool,
     scratch_nodes: Vec<u32>,
     scratch_jobs: Vec<u32>,
     totals: Totals,
@@ -482,6 +489,11 @@ impl<'c> FleetSim<'c> {
             fits_below: vec![u32::MAX; config.workloads.len()],
             queue_steps: 0,
             queued_since: BTreeSet::new(),
+            track_queued_since: pools.iter().any(|p| p.facts.elastic)
+                && strategy
+                    .burst_after_wait_h
+                    .is_some_and(|wait_h| wait_h > 0.0),
+            index_classes: policies::backfills(strategy.queue),
             pools,
             jobs: Vec::new(),
             vacant_jobs: Vec::new(),
@@ -650,10 +662,14 @@ impl<'c> FleetSim<'c> {
         let job = &mut self.jobs[slot as usize];
         job.queued_h = now_h;
         self.queue.insert(job.key);
-        let class = self.class_of(slot);
-        let job = &self.jobs[slot as usize];
-        self.queue_by_class[class].insert(job.key);
-        self.queued_since.insert((now_h.to_bits(), slot));
+        let key = job.key;
+        if self.index_classes {
+            let class = self.class_of(slot);
+            self.queue_by_class[class].insert(key);
+        }
+        if self.track_queued_since {
+            self.queued_since.insert((now_h.to_bits(), slot));
+        }
         if self.has_elastic
             && let Some(from_h) = policies::burst_from_h(self.strategy, now_h)
             && from_h > now_h
@@ -675,11 +691,15 @@ impl<'c> FleetSim<'c> {
             self.queue_steps += 1;
             if self.try_place(key.slot, sim) {
                 self.queue.remove(&key);
-                let class = self.class_of(key.slot);
-                self.queue_by_class[class].remove(&key);
-                let queued_h = self.jobs[key.slot as usize].queued_h;
-                self.queued_since.remove(&(queued_h.to_bits(), key.slot));
-                self.close_elastic_if_none_may_burst(sim.now_h());
+                if self.index_classes {
+                    let class = self.class_of(key.slot);
+                    self.queue_by_class[class].remove(&key);
+                }
+                if self.track_queued_since {
+                    let queued_h = self.jobs[key.slot as usize].queued_h;
+                    self.queued_since.remove(&(queued_h.to_bits(), key.slot));
+                    self.close_elastic_if_none_may_burst(sim.now_h());
+                }
             } else if !backfill {
                 break;
             }
@@ -689,11 +709,20 @@ impl<'c> FleetSim<'c> {
     /// Marks the elastic pools as full for this pass when no queued job has waited long
     /// enough to burst, so a pass does not walk a long queue of jobs that may not use them.
     fn close_elastic_if_none_may_burst(&mut self, now_h: f64) {
-        let Some(&(earliest_bits, _)) = self.queued_since.first() else {
+        if !self.has_elastic {
             return;
+        }
+        let may_burst = match self.strategy.burst_after_wait_h {
+            None => false,
+            Some(_) if !self.track_queued_since => return, // Every job may burst at once.
+            Some(_) => match self.queued_since.first() {
+                None => return,
+                Some(&(earliest_bits, _)) => {
+                    policies::burst_from_h(self.strategy, f64::from_bits(earliest_bits))
+                        .is_some_and(|from_h| now_h >= from_h)
+                }
+            },
         };
-        let may_burst = policies::burst_from_h(self.strategy, f64::from_bits(earliest_bits))
-            .is_some_and(|from_h| now_h >= from_h);
         if !may_burst {
             for (sp, state) in self.pools.iter().enumerate() {
                 if state.facts.elastic {
@@ -714,6 +743,16 @@ impl<'c> FleetSim<'c> {
     /// use, given what this pass found full. Without backfill, simply the next job: a job
     /// that cannot start blocks those behind it, so it must be looked at.
     fn next_queued(&mut self, after: Option<QueueKey>, backfill: bool) -> Option<QueueKey> {
+        let first_after = |set: &BTreeSet<QueueKey>, after: Option<QueueKey>| match after {
+            None => set.first().copied(),
+            Some(after) => set
+                .range((Bound::Excluded(after), Bound::Unbounded))
+                .next()
+                .copied(),
+        };
+        if !backfill || self.no_capacity_gpus.iter().all(|g| *g == u32::MAX) {
+            return first_after(&self.queue, after);
+        }
         // Per workload: gangs this large or larger fit none of its pools any more.
         for (w, fits_below) in self.fits_below.iter_mut().enumerate() {
             *fits_below = self.may_use[w]
@@ -724,16 +763,17 @@ impl<'c> FleetSim<'c> {
                 .max()
                 .unwrap_or(0);
         }
-        let first_after = |set: &BTreeSet<QueueKey>| match after {
-            None => set.first().copied(),
-            Some(after) => set
-                .range((Bound::Excluded(after), Bound::Unbounded))
-                .next()
-                .copied(),
-        };
-        if !backfill || self.fits_below.iter().all(|f| *f == u32::MAX) {
-            return first_after(&self.queue);
+        // Usually one of the next few jobs may fit: look at them in order (one lookup each).
+        let mut cursor = after;
+        for _ in 0..NEXT_JOBS_BEFORE_JUMP {
+            let key = first_after(&self.queue, cursor)?;
+            let job = &self.jobs[key.slot as usize];
+            if job.gpus < self.fits_below[job.workload as usize] {
+                return Some(key);
+            }
+            cursor = Some(key);
         }
+        // Else jump: the first job of each (workload, gang) class that may fit, in order.
         let gangs = self.gang_sizes.len();
         self.fits_below
             .iter()
@@ -745,7 +785,7 @@ impl<'c> FleetSim<'c> {
                     .enumerate()
                     .map(move |(g, _)| w * gangs + g)
             })
-            .filter_map(|class| first_after(&self.queue_by_class[class]))
+            .filter_map(|class| first_after(&self.queue_by_class[class], cursor))
             .min()
     }
 
