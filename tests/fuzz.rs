@@ -360,16 +360,112 @@ fn mutated() -> impl Strategy<Value = String> {
         })
 }
 
-/// Files stitched from lines of the valid ones: tables in odd orders, fields in the wrong
-/// table, repeated headers.
+/// Files stitched from the tables of the valid ones: tables from several files in odd
+/// orders, repeated or missing, so that names refer to pools and strategies of other files.
 fn stitched() -> impl Strategy<Value = String> {
-    let lines: Vec<&'static str> = BASES
-        .iter()
-        .flat_map(|text| text.lines())
-        .filter(|line| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
-        .collect();
-    proptest::collection::vec(proptest::sample::select(lines), 0..120)
-        .prop_map(|lines| lines.join("\n"))
+    let mut heads = Vec::new();
+    let mut tables = Vec::new();
+    for text in BASES {
+        let mut block = String::new();
+        let mut first = true;
+        for line in text.lines() {
+            if line.trim_start().starts_with('[') {
+                if first {
+                    heads.push(std::mem::take(&mut block));
+                    first = false;
+                } else {
+                    tables.push(std::mem::take(&mut block));
+                }
+            }
+            block.push_str(line);
+            block.push('\n');
+        }
+        tables.push(block);
+    }
+    (
+        proptest::sample::select(heads),
+        proptest::collection::vec(proptest::sample::select(tables), 0..30),
+    )
+        .prop_map(|(head, tables)| head + &tables.concat())
+}
+
+/// `--set` overrides of fields that exist (by name, as users write them), with values of
+/// every kind: numbers in and out of range, NaN, words, lists, tables.
+fn overrides() -> impl Strategy<Value = (usize, Vec<String>)> {
+    // Plain numbers most often, so that many overridden scenarios pass the checks and run.
+    const VALUES: [&str; 28] = [
+        "0",
+        "1",
+        "2",
+        "3",
+        "8",
+        "0.5",
+        "0.1",
+        "0.9",
+        "24",
+        "100",
+        "1000",
+        "1e6",
+        "1e-6",
+        "-1",
+        "1e300",
+        "nan",
+        "inf",
+        "true",
+        "\"x\"",
+        "never",
+        "auto",
+        "backfill",
+        "[1, 2]",
+        "{ a = 1 }",
+        "\"2027-02-30\"",
+        "",
+        "2.5",
+        "12",
+    ];
+    (
+        0..BASES.len(),
+        proptest::collection::vec((any::<u32>(), 0..VALUES.len()), 1..4),
+    )
+        .prop_map(|(base, picks)| {
+            let paths = named_paths(BASES[base]);
+            let sets = picks
+                .into_iter()
+                .map(|(at, value)| {
+                    format!("{}={}", paths[at as usize % paths.len()], VALUES[value])
+                })
+                .collect();
+            (base, sets)
+        })
+}
+
+/// Every leaf field of a scenario as a `--set` path (`pool.dgx.nodes`, `horizon_months`).
+fn named_paths(text: &str) -> Vec<String> {
+    fn walk(prefix: &str, value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Table(table) => {
+                for (key, inner) in table {
+                    let path = if prefix.is_empty() {
+                        key.clone()
+                    } else {
+                        format!("{prefix}.{key}")
+                    };
+                    walk(&path, inner, out);
+                }
+            }
+            Value::Array(items) if items.iter().all(Value::is_table) && !items.is_empty() => {
+                for item in items {
+                    let name = item.get("name").and_then(Value::as_str).unwrap_or("?");
+                    walk(&format!("{prefix}.{name}"), item, out);
+                }
+            }
+            _ => out.push(prefix.to_string()),
+        }
+    }
+    let table: Table = text.parse().expect("a valid base");
+    let mut out = Vec::new();
+    walk("", &Value::Table(table), &mut out);
+    out
 }
 
 // ---- generated scenarios ---------------------------------------------------------------------
@@ -683,13 +779,7 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_overrides_never_panic(
-        base in 0..BASES.len(),
-        sets in proptest::collection::vec(
-            "(pool|workload|strategy|gpu_speed|horizon_months|seed|start|[a-z_]{1,12})(\\.[a-zA-Z0-9_-]{1,16}){0,3}=[ -~]{0,24}",
-            1..4,
-        ),
-    ) {
+    fn arbitrary_overrides_never_panic((base, sets) in overrides()) {
         let overrides: Vec<Override> = sets.iter().filter_map(|s| Override::parse(s).ok()).collect();
         exercise(BASES[base], &overrides)?;
     }
