@@ -60,16 +60,16 @@ struct RunArgs {
     /// Folder for the results [default: output/<scenario name>]
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Replications per strategy (overrides the scenario's `replications`)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    /// Replications per strategy, 1 to 1000000 (overrides the scenario's `replications`)
+    #[arg(long, value_name = "N", value_parser = parse_replications, allow_negative_numbers = true)]
     replications: Option<u32>,
-    /// Seed of all random streams (overrides the scenario's `seed`)
-    #[arg(long, value_name = "N")]
+    /// Seed of all random streams, 0 to 9223372036854775807 (overrides the scenario's `seed`)
+    #[arg(long, value_name = "N", value_parser = parse_seed, allow_negative_numbers = true)]
     seed: Option<u64>,
     #[command(flatten)]
     scenario_args: ScenarioArgs,
-    /// Worker threads [default: all cores]; results are identical for any value
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    /// Worker threads, 1 to 1024 [default: all cores]; results are identical for any value
+    #[arg(long, value_name = "N", value_parser = parse_threads, allow_negative_numbers = true)]
     threads: Option<u16>,
     /// Also write jobs.csv: every job of replication 0 under every strategy
     #[arg(long)]
@@ -106,6 +106,37 @@ fn parse_override(text: &str) -> Result<Override, String> {
     Override::parse(text)
 }
 
+/// A whole number in `min..=max`, with a message that says what is accepted.
+fn parse_whole(text: &str, min: u64, max: u64) -> Result<u64, String> {
+    let accepted = format!("expected a whole number from {min} to {max}");
+    match text.trim().parse::<i128>() {
+        Ok(n) if n >= i128::from(min) && n <= i128::from(max) => Ok(n as u64),
+        Ok(_) => Err(format!("out of range: {accepted}")),
+        Err(_) => Err(format!("not a whole number: {accepted}")),
+    }
+}
+
+fn parse_replications(text: &str) -> Result<u32, String> {
+    parse_whole(text, 1, u64::from(scenario::REPLICATIONS_MAX)).map(|n| n as u32)
+}
+
+fn parse_threads(text: &str) -> Result<u16, String> {
+    parse_whole(text, 1, 1024).map(|n| n as u16)
+}
+
+/// Seeds are TOML integers in `run.json` and sweeps, so at most `i64::MAX`.
+fn parse_seed(text: &str) -> Result<u64, String> {
+    parse_whole(text, 0, i64::MAX as u64)
+}
+
+/// The run was stopped by Ctrl-C: exit code 130, as shells report SIGINT.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted: {0}")]
+pub struct Interrupted(String);
+
+/// Exit code of an interrupted run (128 + SIGINT).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
 /// Runs the command line and maps errors to exit codes.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -127,7 +158,11 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
-            ExitCode::from(1)
+            if error.downcast_ref::<Interrupted>().is_some() {
+                ExitCode::from(EXIT_INTERRUPTED)
+            } else {
+                ExitCode::from(1)
+            }
         }
     }
 }
@@ -200,7 +235,43 @@ fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("output").join(&config.name));
+    if args.trace {
+        check_trace_size(config)?;
+    }
+    let existed = out.exists();
     output::prepare_dir(&out, &config.name, args.force)?;
+    let result = simulate_and_write(&args, &loaded, &out, command_line);
+    if result.is_err() && !existed {
+        // A failed or interrupted run leaves no folder behind that it created itself.
+        output::remove_if_empty(&out);
+    }
+    result
+}
+
+/// `--trace` keeps every job of replication 0 of each strategy in memory until the end.
+fn check_trace_size(config: &scenario::Config) -> Result<()> {
+    let rows = config.jobs_per_unit_estimate * config.strategies.len() as f64;
+    if rows > TRACE_ROWS_MAX {
+        bail!(
+            "--trace would keep about {:.1e} job rows in memory ({} strategies x {} jobs of replication 0), more than {TRACE_ROWS_MAX:.0e}; drop --trace, or shorten horizon_months (e.g. --set horizon_months=1) for the trace",
+            rows,
+            config.strategies.len(),
+            output::thousands(config.jobs_per_unit_estimate, 0)
+        );
+    }
+    Ok(())
+}
+
+/// Rows of `jobs.csv` beyond which `--trace` is refused (about 2 GB of memory).
+const TRACE_ROWS_MAX: f64 = 1e7;
+
+fn simulate_and_write(
+    args: &RunArgs,
+    loaded: &Loaded,
+    out: &Path,
+    command_line: Vec<String>,
+) -> Result<()> {
+    let config = &loaded.config;
 
     let threads = match args.threads {
         Some(n) => usize::from(n),
@@ -228,15 +299,23 @@ fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
     bar.finish_and_clear();
     let run_output = match result {
         Ok(run_output) => run_output,
-        Err(RunError::Cancelled) => bail!(
-            "interrupted: stopped before the end; no result was written to {}",
-            out.display()
-        ),
+        Err(RunError::Cancelled) => {
+            return Err(Interrupted(format!(
+                "stopped by Ctrl-C after {:.1} s; no result was written to {}",
+                started.elapsed().as_secs_f64(),
+                out.display()
+            ))
+            .into());
+        }
         Err(error) => return Err(error.into()),
     };
     let wall_time_s = started.elapsed().as_secs_f64();
     if stop.load(Ordering::SeqCst) {
-        bail!("interrupted: no result was written to {}", out.display());
+        return Err(Interrupted(format!(
+            "stopped by Ctrl-C; no result was written to {}",
+            out.display()
+        ))
+        .into());
     }
 
     let info = RunInfo {
@@ -265,12 +344,12 @@ fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
         scenario: serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?,
         sweep_point: None,
     };
-    let files = output::write_results(&out, &run_output, &info, args.trace)?;
+    let files = output::write_results(out, &run_output, &info, args.trace)?;
     let charts = if args.no_charts {
         Vec::new()
     } else {
         // Drawn from the files just written, exactly as `fleetsim plot` would.
-        output::charts::draw_all(&out).with_context(|| {
+        output::charts::draw_all(out).with_context(|| {
             format!(
                 "the CSV files are written but the charts are not; try `fleetsim plot {}`",
                 out.display()

@@ -8,19 +8,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use crate::engine::EngineError;
-use crate::model;
+use crate::model::{self, SimError};
 use crate::records::UnitResult;
 use crate::scenario::Config;
 use crate::stats::{self, Aggregates};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RunError {
-    #[error("strategy `{strategy}`, replication {replication}: {source}")]
+    // The cause is in the message, so it is not also a `source` (anyhow would print it twice).
+    #[error("strategy `{strategy}`, replication {replication}: {cause}")]
     Engine {
         strategy: String,
         replication: u32,
-        source: EngineError,
+        cause: SimError,
     },
     #[error("interrupted: no result was written")]
     Cancelled,
@@ -102,16 +102,20 @@ fn simulate_one(
     if stop.load(Ordering::Relaxed) {
         return Err(RunError::Cancelled);
     }
-    model::simulate(
+    model::simulate_until(
         config,
         unit.strategy,
         unit.replication,
         trace && unit.replication == 0,
+        stop,
     )
-    .map_err(|source| RunError::Engine {
-        strategy: config.strategies[unit.strategy].name.clone(),
-        replication: unit.replication,
-        source,
+    .map_err(|cause| match cause {
+        SimError::Stopped => RunError::Cancelled,
+        cause => RunError::Engine {
+            strategy: config.strategies[unit.strategy].name.clone(),
+            replication: unit.replication,
+            cause,
+        },
     })
 }
 

@@ -5,6 +5,8 @@ mod charts;
 mod cli;
 mod common;
 mod determinism;
+mod errors;
+mod fuzz;
 mod properties;
 mod slurm;
 mod sweep;

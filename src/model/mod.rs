@@ -18,6 +18,7 @@ pub mod workload;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 use hdrhistogram::Histogram;
 use rand::RngExt;
@@ -31,12 +32,58 @@ use crate::scenario::{Config, Constrained, Pool, PoolKind, Strategy};
 use billing::OwnedMonth;
 use nodes::{NodeSet, NodeState};
 use progress::RunPlan;
-use queue::{ClassKey, IRREGULAR, WaitQueue};
+use queue::{ClassKey, WaitQueue};
 use workload::ArrivalClock;
 
 /// Waits are kept in a histogram of this resolution: 1/1000 h = 3.6 s.
 const WAIT_UNITS_PER_H: f64 = 1000.0;
 const NO_POOL: u16 = u16::MAX;
+
+/// Why a unit did not reach its horizon.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    #[error(
+        "the event budget of {events_max} events per replication was used up at {at_h:.1} h (month {month}), before the horizon; {diagnosis}; if the run is really this large, raise `max_events` in the scenario"
+    )]
+    EventBudget {
+        events_max: u64,
+        at_h: f64,
+        month: String,
+        /// What the events were spent on, to say which input to look at.
+        diagnosis: String,
+    },
+    #[error(
+        "{queued} jobs were waiting at once at {at_h:.0} h (month {month}): the strategy cannot keep up with the offered load, so the queue grows without bound; add capacity or an elastic pool, or raise `max_queued_jobs` (now {queued_jobs_max}) in the scenario to simulate it anyway"
+    )]
+    QueueLimit {
+        queued: u64,
+        queued_jobs_max: u64,
+        at_h: f64,
+        month: String,
+    },
+    #[error(
+        "the scheduler tried waiting jobs {steps} times in {events} events by {at_h:.0} h (month {month}), with {queued} jobs waiting: many waiting jobs keep asking pools that refuse them (again every availability.retry_h), so this run would take hours; lower availability.shortfall, raise availability.retry_h, add owned capacity or lower arrivals_per_day; or raise `max_events` in the scenario, which also bounds this work"
+    )]
+    SchedulerWork {
+        steps: u64,
+        events: u64,
+        at_h: f64,
+        month: String,
+        queued: u64,
+    },
+    #[error("stopped on request")]
+    Stopped,
+}
+
+/// Events handled between two looks at the stop flag and the bounds: about a millisecond.
+/// Small, because the queue can grow within a chunk.
+const EVENTS_PER_CHUNK: u64 = 1 << 11;
+/// Queue entries the scheduler may look at between two looks at the stop flag.
+const QUEUE_STEPS_PER_CHUNK: u64 = 1 << 22;
+/// The scheduler may try this many waiting jobs per event of the budget. A pass tries the jobs
+/// it places plus one per class of waiting jobs, so typical runs stay far below; many jobs
+/// retrying pools that keep refusing them (each asks again every `retry_h`) can reach it.
+const QUEUE_STEPS_PER_BUDGET_EVENT: u64 = 1;
 
 /// Simulates one strategy in one replication. `trace`: also return one row per job.
 pub fn simulate(
@@ -44,15 +91,82 @@ pub fn simulate(
     strategy: usize,
     replication: u32,
     trace: bool,
-) -> Result<UnitResult, EngineError> {
+) -> Result<UnitResult, SimError> {
+    simulate_until(
+        config,
+        strategy,
+        replication,
+        trace,
+        &AtomicBool::new(false),
+    )
+}
+
+/// [`simulate`], giving up with [`SimError::Stopped`] soon after `stop` is set (polled every
+/// few thousand events, so one long unit stops promptly too).
+pub fn simulate_until(
+    config: &Config,
+    strategy: usize,
+    replication: u32,
+    trace: bool,
+    stop: &AtomicBool,
+) -> Result<UnitResult, SimError> {
     let mut model = FleetSim::new(config, strategy, replication, trace);
     let mut sim = Sim::new();
     model.start(&mut sim);
-    let limits = Limits {
-        horizon_h: config.horizon_h,
-        events_max: config.events_max,
-    };
-    sim.run(&mut model, limits)?;
+    // The engine runs in chunks of the event budget; between chunks we look at the stop flag,
+    // the queue and the scheduler's work, so the engine itself stays free of all three.
+    let queue_steps_max = config
+        .events_max
+        .saturating_mul(QUEUE_STEPS_PER_BUDGET_EVENT);
+    loop {
+        if stop.load(AtomicOrdering::Relaxed) {
+            return Err(SimError::Stopped);
+        }
+        let (now_h, handled) = (sim.now_h(), sim.events_handled());
+        let month = || config.calendar.month_label(config.calendar.month_of(now_h));
+        let queued = model.queue.len() as u64;
+        if queued > config.queued_jobs_max {
+            return Err(SimError::QueueLimit {
+                queued,
+                queued_jobs_max: config.queued_jobs_max,
+                at_h: now_h,
+                month: month(),
+            });
+        }
+        if model.queue_steps > queue_steps_max {
+            return Err(SimError::SchedulerWork {
+                steps: model.queue_steps,
+                events: handled,
+                at_h: now_h,
+                month: month(),
+                queued,
+            });
+        }
+        // An event queues at most a few jobs, so near the bound the chunks get short and the
+        // bound is kept closely; with a long queue the chunks get short too, so the stop flag
+        // is seen within about a second.
+        let headroom = config.queued_jobs_max - queued + 1;
+        let chunk = (QUEUE_STEPS_PER_CHUNK / (queued + 1))
+            .clamp(1, EVENTS_PER_CHUNK)
+            .min(headroom);
+        let limits = Limits {
+            horizon_h: config.horizon_h,
+            events_max: handled.saturating_add(chunk).min(config.events_max),
+        };
+        match sim.run(&mut model, limits) {
+            Ok(_) => break,
+            Err(EngineError::EventBudgetExhausted { .. })
+                if sim.events_handled() < config.events_max => {}
+            Err(EngineError::EventBudgetExhausted { events_max, at_h }) => {
+                return Err(SimError::EventBudget {
+                    events_max,
+                    at_h,
+                    month: config.calendar.month_label(config.calendar.month_of(at_h)),
+                    diagnosis: model.diagnosis(),
+                });
+            }
+        }
+    }
     sim.advance_to(config.horizon_h.max(sim.now_h()));
     Ok(model.finish(sim.events_handled()))
 }
@@ -244,13 +358,16 @@ pub struct FleetSim<'c> {
     jobs: Vec<Job>,
     vacant_jobs: Vec<u32>,
     queue: WaitQueue,
-    /// Burst thresholds of waiting jobs: (time bits, slot, run), earliest first.
-    burst_timers: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    /// When waiting jobs change class (burst threshold reached, retry timer run out):
+    /// (time bits, slot, run), earliest first.
+    class_timers: BinaryHeap<Reverse<(u64, u32, u32)>>,
     next_job_id: u64,
     pass_needed: bool,
     has_elastic: bool,
     /// Per pool, during a pass: the smallest gang that found no capacity there.
     no_capacity_gpus: Vec<u32>,
+    /// Queue entries looked at by all passes so far (bounded, see [`simulate_until`]).
+    queue_steps: u64,
     scratch_nodes: Vec<u32>,
     scratch_jobs: Vec<u32>,
     totals: Totals,
@@ -346,11 +463,12 @@ impl<'c> FleetSim<'c> {
             replication,
             streams,
             no_capacity_gpus: vec![u32::MAX; pools.len()],
+            queue_steps: 0,
             pools,
             jobs: Vec::new(),
             vacant_jobs: Vec::new(),
             queue: WaitQueue::new(),
-            burst_timers: BinaryHeap::new(),
+            class_timers: BinaryHeap::new(),
             next_job_id: 0,
             pass_needed: false,
             has_elastic,
@@ -486,7 +604,7 @@ impl<'c> FleetSim<'c> {
                     slot: 0,
                 },
                 burst_due: false,
-                class: IRREGULAR,
+                class: 0,
             });
             self.jobs.len() as u32 - 1
         });
@@ -539,7 +657,7 @@ impl<'c> FleetSim<'c> {
             Some(from_h) if from_h <= now_h => true,
             Some(from_h) => {
                 // Positive floats order like their bits: the heap pops the earliest first.
-                self.burst_timers
+                self.class_timers
                     .push(Reverse((from_h.to_bits(), slot, job.run)));
                 sim.schedule_at(from_h, Event::Wake);
                 false
@@ -551,16 +669,28 @@ impl<'c> FleetSim<'c> {
     /// The wait-queue class of a waiting job: interchangeable jobs share one.
     fn class_of(&mut self, slot: u32, now_h: f64) -> usize {
         let job = &self.jobs[slot as usize];
-        if job.retry_from_h.iter().any(|from_h| *from_h > now_h) {
-            return IRREGULAR;
-        }
+        let blocked = job
+            .retry_from_h
+            .iter()
+            .enumerate()
+            .filter(|(_, from_h)| **from_h > now_h)
+            .fold(0u64, |mask, (sp, _)| mask | (1 << sp));
         let workload = &self.config.workloads[job.workload as usize];
         self.queue.class_of(ClassKey {
             workload: job.workload,
             gpus: job.gpus,
             burst_ok: job.burst_due,
             spot_ok: policies::spot_open(self.strategy, workload, job.preemptions),
+            blocked,
         })
+    }
+
+    /// Moves a waiting job to the class its state now calls for.
+    fn reclass(&mut self, slot: u32, now_h: f64) {
+        let (from, key) = (self.jobs[slot as usize].class, self.jobs[slot as usize].key);
+        let to = self.class_of(slot, now_h);
+        self.queue.move_to(from, to, key);
+        self.jobs[slot as usize].class = to;
     }
 
     fn insert_waiting(&mut self, slot: u32, now_h: f64) {
@@ -577,26 +707,23 @@ impl<'c> FleetSim<'c> {
         self.pass_needed = true;
     }
 
-    /// Opens elastic pools to every waiting job that has reached its burst threshold, all
-    /// at once, so the pass then takes them in queue order.
-    fn open_due_bursts(&mut self, now_h: f64) {
-        while let Some(Reverse((bits, slot, run))) = self.burst_timers.peek().copied() {
+    /// Re-classes every waiting job whose burst threshold or retry timer has run out, all at
+    /// once, so the pass then takes them in queue order.
+    fn run_due_timers(&mut self, now_h: f64) {
+        while let Some(Reverse((bits, slot, run))) = self.class_timers.peek().copied() {
             if f64::from_bits(bits) > now_h {
                 break;
             }
-            self.burst_timers.pop();
+            self.class_timers.pop();
             let job = &mut self.jobs[slot as usize];
             // Stale when the job started (or finished and the slot was reused) since.
-            if !job.in_use || job.run != run || job.pool != NO_POOL || job.burst_due {
+            if !job.in_use || job.run != run || job.pool != NO_POOL {
                 continue;
             }
-            job.burst_due = true;
-            let (from, key) = (job.class, job.key);
-            let to = self.class_of(slot, now_h);
-            if to != from {
-                self.queue.move_to(from, to, key);
-                self.jobs[slot as usize].class = to;
-            }
+            job.burst_due = !self.has_elastic
+                || policies::burst_from_h(self.strategy, job.queued_h)
+                    .is_some_and(|from_h| from_h <= now_h);
+            self.reclass(slot, now_h);
         }
     }
 
@@ -608,22 +735,16 @@ impl<'c> FleetSim<'c> {
             return;
         }
         let now_h = sim.now_h();
-        self.open_due_bursts(now_h);
+        self.run_due_timers(now_h);
         self.no_capacity_gpus.fill(u32::MAX);
         let backfill = policies::backfills(self.strategy.queue);
-        let mut settled = std::mem::take(&mut self.scratch_jobs);
-        settled.clear();
         self.queue.begin_pass();
         while let Some((key, class)) = self.queue.next_in_pass() {
+            self.queue_steps += 1;
             match self.try_place(key.slot, sim) {
                 Tried::Placed => self.queue.remove(class, key),
-                Tried::Refused => {
-                    if class != IRREGULAR {
-                        self.queue.move_to(class, IRREGULAR, key);
-                        self.jobs[key.slot as usize].class = IRREGULAR;
-                    }
-                }
-                Tried::NoRoom if class == IRREGULAR => settled.push(key.slot),
+                // A retry timer now blocks a pool for this job alone: it changes class.
+                Tried::Refused => self.reclass(key.slot, now_h),
                 Tried::NoRoom => self.queue.fail_class(class),
             }
             let placed = self.jobs[key.slot as usize].pool != NO_POOL;
@@ -635,16 +756,6 @@ impl<'c> FleetSim<'c> {
                 break;
             }
         }
-        // Irregular jobs whose retry timers have all run out rejoin their class.
-        for &slot in &settled {
-            let to = self.class_of(slot, now_h);
-            if to != IRREGULAR {
-                let key = self.jobs[slot as usize].key;
-                self.queue.move_to(IRREGULAR, to, key);
-                self.jobs[slot as usize].class = to;
-            }
-        }
-        self.scratch_jobs = settled;
     }
 
     fn try_place(&mut self, slot: u32, sim: &mut Sim<Event>) -> Tried {
@@ -696,7 +807,10 @@ impl<'c> FleetSim<'c> {
             if !self.request_nodes(sp, new_nodes, sim) {
                 let retry_h = elastic.availability.as_ref().map_or(0.0, |a| a.retry_h);
                 let retry_from_h = now_h + retry_h;
-                self.jobs[slot as usize].retry_from_h[sp] = retry_from_h;
+                let job = &mut self.jobs[slot as usize];
+                job.retry_from_h[sp] = retry_from_h;
+                self.class_timers
+                    .push(Reverse((retry_from_h.to_bits(), slot, job.run)));
                 sim.schedule_at(retry_from_h, Event::Wake);
                 // Nodes granted before the refusal are idle now and may fit smaller gangs.
                 self.no_capacity_gpus[sp] = u32::MAX;
@@ -743,14 +857,17 @@ impl<'c> FleetSim<'c> {
                 let rng = state.lifetimes.as_mut().expect("lifetime stream");
                 let lifetime_h = preemption.mean_h * rng.sample::<f64, _>(Exp1);
                 let (life, ready_h) = (node.life, node.ready_h);
-                sim.schedule_at(
-                    ready_h + lifetime_h,
-                    Event::NodePreempted {
-                        pool: sp as u16,
-                        node: index,
-                        life,
-                    },
-                );
+                // A preemption past the horizon would never be handled, only held in memory.
+                if ready_h + lifetime_h <= self.config.horizon_h {
+                    sim.schedule_at(
+                        ready_h + lifetime_h,
+                        Event::NodePreempted {
+                            pool: sp as u16,
+                            node: index,
+                            life,
+                        },
+                    );
+                }
             }
             self.scratch_nodes.push(index);
         }
@@ -853,6 +970,11 @@ impl<'c> FleetSim<'c> {
         let timeout_h = state.pool.elastic().expect("elastic pool").idle_timeout_h;
         let node = &state.nodes.nodes[index as usize];
         let at_h = node.ready_h.max(sim.now_h()) + timeout_h;
+        // Past the horizon it would never be handled, only held in memory (one per job end
+        // with a long idle_timeout_h: gigabytes in a long run).
+        if at_h > self.config.horizon_h {
+            return;
+        }
         sim.schedule_at(
             at_h,
             Event::NodeIdle {
@@ -1152,6 +1274,23 @@ impl<'c> FleetSim<'c> {
         let gap_h = mean_gap_h * rng.sample::<f64, _>(Exp1);
         sim.schedule_in(length_h, Event::EpisodeEnds { pool: sp as u16 });
         sim.schedule_in(gap_h, Event::EpisodeStarts { pool: sp as u16 });
+    }
+
+    /// What the events went to so far, for an exhausted event budget.
+    fn diagnosis(&self) -> String {
+        let preemptions: u64 = self.pools.iter().map(|p| p.counters.nodes_preempted).sum();
+        let failures: u64 = self.pools.iter().map(|p| p.counters.node_failures).sum();
+        let requests: u64 = self.pools.iter().map(|p| p.counters.nodes_requested).sum();
+        let refused: u64 = self.pools.iter().map(|p| p.counters.failed_requests).sum();
+        format!(
+            "by then {} jobs had arrived and {} were waiting, spot nodes had been preempted {} times, nodes had failed {} times and {} of {} node requests had been refused; very frequent preemptions, failures or shortfall retries are the usual cause (check preemption.mean_h, waves_per_month, failures.mtbf_h, episodes_per_month and availability.retry_h)",
+            self.next_job_id,
+            self.queue.len(),
+            preemptions,
+            failures,
+            refused,
+            requests + refused
+        )
     }
 
     // ---- the end ------------------------------------------------------------------------

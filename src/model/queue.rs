@@ -1,13 +1,12 @@
 //! Waiting jobs, in discipline order, grouped into classes of interchangeable jobs.
 //!
-//! Jobs of one class (same workload, same gang size, same burst and spot eligibility) fare
-//! the same on every pool: if the first of them finds no capacity, so do all the others for
-//! the rest of a scheduling pass (capacity only shrinks during a pass). A pass therefore merges
-//! the classes in queue order and drops a whole class at its first failure, instead of walking
-//! thousands of jobs that cannot start: O(placements + classes) per pass, not O(queue).
-//!
-//! Jobs whose request was refused by a shortfall wait for their own retry timers, which the
-//! class does not share: they sit in the irregular class, visited one by one.
+//! Jobs of one class (same workload, same gang size, same burst and spot eligibility, same
+//! pools blocked by retry timers) fare the same on every pool: if the first of them finds no
+//! capacity, so do all the others for the rest of a scheduling pass (capacity only shrinks
+//! during a pass). A pass therefore merges the classes in queue order and drops a whole class
+//! at its first failure, instead of walking thousands of jobs that cannot start:
+//! O(placements + classes) per pass, not O(queue). A job changes class when a timer of its
+//! own runs out (burst threshold, retry after a refused request) or when it is refused.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
@@ -23,14 +22,12 @@ pub struct ClassKey {
     pub burst_ok: bool,
     /// Spot pools are open to it (not past its spot fallback).
     pub spot_ok: bool,
+    /// Bit `sp` set: strategy pool `sp` refused the job and its retry timer still runs.
+    pub blocked: u64,
 }
-
-/// Index of the irregular class.
-pub const IRREGULAR: usize = 0;
 
 #[derive(Debug, Default)]
 pub struct WaitQueue {
-    /// `classes[IRREGULAR]` holds jobs with a retry timer running.
     classes: Vec<BTreeSet<QueueKey>>,
     /// The first key of each class, kept in step with `classes` (a pass reads it per step).
     fronts: Vec<Option<QueueKey>>,
@@ -44,12 +41,7 @@ pub struct WaitQueue {
 
 impl WaitQueue {
     pub fn new() -> Self {
-        Self {
-            classes: vec![BTreeSet::new()],
-            fronts: vec![None],
-            failed: vec![false],
-            ..Self::default()
-        }
+        Self::default()
     }
 
     pub fn len(&self) -> usize {
@@ -91,15 +83,16 @@ impl WaitQueue {
         self.len -= 1;
     }
 
-    /// Moves a waiting job to another class (keeps its place in the order).
+    /// Moves a waiting job to another class (it keeps its place in the order).
     pub fn move_to(&mut self, from: usize, to: usize, key: QueueKey) {
-        self.remove(from, key);
-        self.insert(to, key);
+        if from != to {
+            self.remove(from, key);
+            self.insert(to, key);
+        }
     }
 
     /// Starts a scheduling pass.
     pub fn begin_pass(&mut self) {
-        self.failed.resize(self.classes.len(), false);
         self.failed.fill(false);
         self.cursor = None;
     }
@@ -113,8 +106,8 @@ impl WaitQueue {
             if self.failed[class] {
                 continue;
             }
-            // Regular classes lose their placed jobs as the pass goes (and fail as a whole), so
-            // their first key is the next one; the irregular class is walked past the cursor.
+            // A class's first key is normally past the cursor (its placed jobs left, a failure
+            // drops the whole class); a job that moved in during the pass may sit before it.
             let next = if cursor.is_none_or(|c| front > c) {
                 Some(front)
             } else {
@@ -138,9 +131,7 @@ impl WaitQueue {
 
     /// No later job of `class` can be placed in this pass.
     pub fn fail_class(&mut self, class: usize) {
-        if class != IRREGULAR {
-            self.failed[class] = true;
-        }
+        self.failed[class] = true;
     }
 
     /// Capacity grew during the pass (nodes granted before a refusal): try failed classes again.
@@ -154,6 +145,9 @@ impl WaitQueue {
             self.classes.iter().map(BTreeSet::len).sum::<usize>(),
             self.len
         );
+        for (set, front) in self.classes.iter().zip(&self.fronts) {
+            assert_eq!(set.first(), front.as_ref());
+        }
     }
 }
 
@@ -169,49 +163,43 @@ mod tests {
         }
     }
 
+    fn class(gpus: u32, blocked: u64) -> ClassKey {
+        ClassKey {
+            workload: 0,
+            gpus,
+            burst_ok: true,
+            spot_ok: true,
+            blocked,
+        }
+    }
+
     #[test]
     fn a_pass_merges_classes_in_order_and_skips_failed_ones() {
         let mut queue = WaitQueue::new();
-        let small = queue.class_of(ClassKey {
-            workload: 0,
-            gpus: 1,
-            burst_ok: true,
-            spot_ok: true,
-        });
-        let big = queue.class_of(ClassKey {
-            workload: 0,
-            gpus: 8,
-            burst_ok: true,
-            spot_ok: true,
-        });
-        assert_eq!(
-            queue.class_of(ClassKey {
-                workload: 0,
-                gpus: 8,
-                burst_ok: true,
-                spot_ok: true
-            }),
-            big
-        );
+        let small = queue.class_of(class(1, 0));
+        let big = queue.class_of(class(8, 0));
+        let blocked = queue.class_of(class(1, 0b10));
+        assert_eq!(queue.class_of(class(8, 0)), big);
         for seq in [1, 3, 5] {
             queue.insert(big, key(seq));
         }
         for seq in [2, 4, 6] {
             queue.insert(small, key(seq));
         }
-        queue.insert(IRREGULAR, key(0));
-        queue.insert(IRREGULAR, key(7));
+        queue.insert(blocked, key(0));
+        queue.insert(blocked, key(7));
         queue.begin_pass();
-        assert_eq!(queue.next_in_pass(), Some((key(0), IRREGULAR)));
+        assert_eq!(queue.next_in_pass(), Some((key(0), blocked)));
+        queue.remove(blocked, key(0)); // Placed.
         assert_eq!(queue.next_in_pass(), Some((key(1), big)));
         queue.fail_class(big);
         assert_eq!(queue.next_in_pass(), Some((key(2), small)));
-        queue.remove(small, key(2)); // Placed.
+        queue.move_to(small, blocked, key(2)); // Refused: now blocked, behind the cursor.
         assert_eq!(queue.next_in_pass(), Some((key(4), small)));
         queue.remove(small, key(4));
         assert_eq!(queue.next_in_pass(), Some((key(6), small)));
         queue.fail_class(small);
-        assert_eq!(queue.next_in_pass(), Some((key(7), IRREGULAR)));
+        assert_eq!(queue.next_in_pass(), Some((key(7), blocked)));
         assert_eq!(queue.next_in_pass(), None);
         assert_eq!(queue.len(), 6);
         queue.check();

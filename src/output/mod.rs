@@ -58,7 +58,9 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
 }
 
 /// Makes sure `dir` may receive the results of `scenario`: it is new, empty, or holds an
-/// earlier run of the same scenario (or `force` is set).
+/// earlier run of the same scenario (or `force` is set). It creates the folder and tries a
+/// write there, so a folder we cannot write to is reported now, not after the simulation.
+/// Temporary files left by an interrupted earlier write are removed.
 pub fn prepare_dir(dir: &Path, scenario: &str, force: bool) -> Result<(), OutputError> {
     if dir.exists() && !force {
         let mut entries = fs::read_dir(dir).map_err(io(dir))?;
@@ -88,7 +90,29 @@ pub fn prepare_dir(dir: &Path, scenario: &str, force: bool) -> Result<(), Output
             }
         }
     }
-    fs::create_dir_all(dir).map_err(io(dir))
+    fs::create_dir_all(dir).map_err(io(dir))?;
+    remove_partials(dir);
+    let probe = dir.join(".fleetsim-write-test.partial");
+    fs::write(&probe, b"").map_err(io(dir))?;
+    fs::remove_file(&probe).map_err(io(&probe))
+}
+
+/// Removes `*.partial` files (writes that never completed) from `dir`, as far as possible.
+fn remove_partials(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "partial") && path.is_file() {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+/// Removes `dir` if it is empty (a folder a failed run created); anything else stays.
+pub fn remove_if_empty(dir: &Path) {
+    let _ = fs::remove_dir(dir);
 }
 
 /// A file being written: `name.partial` until [`Pending::commit`] renames it.
@@ -102,6 +126,11 @@ impl Pending {
         fs::rename(&self.partial, &self.path).map_err(io(&self.path))?;
         Ok(self.path)
     }
+
+    /// Gives up on the file: its temporary is removed.
+    pub fn discard(self) {
+        let _ = fs::remove_file(&self.partial);
+    }
 }
 
 fn partial_path(path: &Path) -> PathBuf {
@@ -114,26 +143,49 @@ fn partial_path(path: &Path) -> PathBuf {
 pub fn write_csv<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> Result<Pending, OutputError> {
     let path = dir.join(name);
     let partial = partial_path(&path);
+    let file = fs::File::create(&partial).map_err(io(&path))?;
+    let pending = Pending { partial, path };
+    match write_rows(file, &pending.path, rows) {
+        Ok(()) => Ok(pending),
+        Err(error) => {
+            pending.discard();
+            Err(error)
+        }
+    }
+}
+
+/// Writes CSV rows to `file` and makes sure they reached the disk; errors name `path`.
+fn write_rows<T: Serialize>(file: fs::File, path: &Path, rows: &[T]) -> Result<(), OutputError> {
     let csv_error = |source| OutputError::Csv {
-        path: path.clone(),
+        path: path.to_path_buf(),
         source,
     };
-    let mut writer = csv::Writer::from_path(&partial).map_err(csv_error)?;
+    let mut writer = csv::Writer::from_writer(std::io::BufWriter::new(file));
     for row in rows {
         writer.serialize(row).map_err(csv_error)?;
     }
-    writer.flush().map_err(io(&path))?;
-    Ok(Pending { partial, path })
+    writer.flush().map_err(io(path))?;
+    let file = writer
+        .into_inner()
+        .map_err(|e| io(path)(e.into_error()))?
+        .into_inner()
+        .map_err(|e| io(path)(e.into_error()))?;
+    file.sync_all().map_err(io(path))
 }
 
 /// Writes bytes to `dir/name` (under a temporary name until committed).
 pub fn write_bytes(dir: &Path, name: &str, bytes: &[u8]) -> Result<Pending, OutputError> {
     let path = dir.join(name);
     let partial = partial_path(&path);
-    let mut file = fs::File::create(&partial).map_err(io(&path))?;
-    file.write_all(bytes).map_err(io(&path))?;
-    file.sync_all().map_err(io(&path))?;
-    Ok(Pending { partial, path })
+    let file = fs::File::create(&partial).map_err(io(&path))?;
+    let pending = Pending { partial, path };
+    match write_all(file, &pending.path, bytes) {
+        Ok(()) => Ok(pending),
+        Err(error) => {
+            pending.discard();
+            Err(error)
+        }
+    }
 }
 
 /// One field of a CSV row whose columns are known only at run time (`sweep.csv`). Numbers are
@@ -266,26 +318,65 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, OutputEr
         })
 }
 
-/// Writes all result files of a run, then renames them into place together.
+fn write_all(mut file: fs::File, path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    file.write_all(bytes).map_err(io(path))?;
+    file.sync_all().map_err(io(path))
+}
+
+/// Writes all result files of a run, then renames them into place together. If one cannot be
+/// written (disk full, permissions), the temporaries are removed and earlier results stay.
 pub fn write_results(
     dir: &Path,
     output: &RunOutput,
     info: &RunInfo,
     trace: bool,
 ) -> Result<Vec<PathBuf>, OutputError> {
+    let mut pending = Vec::new();
+    if let Err(error) = write_pending(dir, output, info, trace, &mut pending) {
+        pending.into_iter().for_each(Pending::discard);
+        return Err(error);
+    }
+    // run.json is renamed last: a folder whose run.json lists a file holds all of them.
+    let mut written = Vec::new();
+    let mut pending = pending.into_iter();
+    while let Some(file) = pending.next() {
+        match file.commit() {
+            Ok(path) => written.push(path),
+            Err(error) => {
+                pending.for_each(Pending::discard);
+                return Err(error);
+            }
+        }
+    }
+    Ok(written)
+}
+
+fn write_pending(
+    dir: &Path,
+    output: &RunOutput,
+    info: &RunInfo,
+    trace: bool,
+    pending: &mut Vec<Pending>,
+) -> Result<(), OutputError> {
     let aggregates = &output.aggregates;
     let pools: Vec<_> = output
         .units
         .iter()
         .flat_map(|u| u.pools.iter().cloned())
         .collect();
-    let mut pending = vec![
-        write_csv(dir, "summary.csv", &aggregates.summary)?,
-        write_csv(dir, "replications.csv", &aggregates.replications)?,
-        write_csv(dir, "pools.csv", &pools)?,
-        write_csv(dir, "monthly.csv", &aggregates.monthly)?,
-        write_csv(dir, "pools_monthly.csv", &aggregates.pools_monthly)?,
-    ];
+    pending.push(write_csv(dir, "summary.csv", &aggregates.summary)?);
+    pending.push(write_csv(
+        dir,
+        "replications.csv",
+        &aggregates.replications,
+    )?);
+    pending.push(write_csv(dir, "pools.csv", &pools)?);
+    pending.push(write_csv(dir, "monthly.csv", &aggregates.monthly)?);
+    pending.push(write_csv(
+        dir,
+        "pools_monthly.csv",
+        &aggregates.pools_monthly,
+    )?);
     if trace {
         let jobs: Vec<_> = output
             .units
@@ -299,7 +390,7 @@ pub fn write_results(
     info.files.push("run.json".into());
     let json = serde_json::to_vec_pretty(&info).expect("run info serializes");
     pending.push(write_bytes(dir, "run.json", &json)?);
-    pending.into_iter().map(Pending::commit).collect()
+    Ok(())
 }
 
 fn file_name(path: &Path) -> String {
@@ -393,6 +484,57 @@ mod tests {
         assert_eq!(thousands(999.0, 0), "999");
         assert_eq!(thousands(-0.01, 0), "0");
         assert_eq!(thousands(f64::NAN, 0), "-");
+    }
+
+    /// /dev/full accepts the open and fails every write with "no space left on device".
+    #[test]
+    fn a_full_disk_is_reported_with_the_path() {
+        let open_full = || fs::OpenOptions::new().write(true).open("/dev/full");
+        if open_full().is_err() {
+            return; // Not on Linux.
+        }
+        let rows: Vec<(u32, f64)> = (0..10_000).map(|i| (i, f64::from(i) / 3.0)).collect();
+        let path = Path::new("results/summary.csv");
+        let error = write_rows(open_full().unwrap(), path, &rows).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("results/summary.csv: cannot write"),
+            "{error}"
+        );
+        let cause = std::error::Error::source(&error).map(ToString::to_string);
+        assert!(
+            cause
+                .as_deref()
+                .is_some_and(|c| c.contains("No space left on device")),
+            "{cause:?}"
+        );
+        let error =
+            write_all(open_full().unwrap(), Path::new("results/run.json"), b"{}").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("results/run.json: cannot write"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("fleetsim-partial-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let pending = write_bytes(&dir, "a.txt", b"a").unwrap();
+        assert!(dir.join("a.txt.partial").exists());
+        pending.discard();
+        assert!(!dir.join("a.txt.partial").exists());
+        // A temporary left by an interrupted earlier run is removed when the folder is reused.
+        fs::write(dir.join("summary.csv.partial"), "half").unwrap();
+        prepare_dir(&dir, "a", true).unwrap();
+        assert!(!dir.join("summary.csv.partial").exists());
+        let committed = write_bytes(&dir, "b.txt", b"b").unwrap().commit().unwrap();
+        assert_eq!(fs::read(committed).unwrap(), b"b");
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -17,6 +17,9 @@ use crate::model::calendar::{Calendar, WeeklyWindows};
 pub struct Issue {
     /// Line in the file, or None when the field came from `--set` or is not written.
     pub line: Option<usize>,
+    /// Column of the field's key on that line (shown when the key does not start the line,
+    /// as in inline tables `{ mean_h = 0 }`).
+    pub column: Option<usize>,
     pub from_set: bool,
     pub field: String,
     pub problem: String,
@@ -24,10 +27,15 @@ pub struct Issue {
 
 impl std::fmt::Display for Issue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (self.from_set, self.line) {
-            (true, _) => write!(f, "--set `{}`: {}", self.field, self.problem),
-            (false, Some(line)) => write!(f, "line {line}: `{}` {}", self.field, self.problem),
-            (false, None) => write!(f, "`{}` {}", self.field, self.problem),
+        match (self.from_set, self.line, self.column) {
+            (true, ..) => write!(f, "--set `{}`: {}", self.field, self.problem),
+            (false, Some(line), Some(column)) if column > 1 => write!(
+                f,
+                "line {line}, column {column}: `{}` {}",
+                self.field, self.problem
+            ),
+            (false, Some(line), _) => write!(f, "line {line}: `{}` {}", self.field, self.problem),
+            (false, None, _) => write!(f, "`{}` {}", self.field, self.problem),
         }
     }
 }
@@ -41,6 +49,18 @@ pub const GPU_TYPES_MAX: usize = 64;
 pub const DEFAULT_REPLICATIONS: u32 = 30;
 pub const DEFAULT_SEED: u64 = 1;
 pub const DEFAULT_RETRY_H: f64 = 0.25;
+/// Jobs one replication of one strategy may see: beyond this a replication takes hours and
+/// the events pending at once may not fit in memory.
+pub const JOBS_PER_UNIT_MAX: f64 = 1e8;
+/// GPUs a workload may keep busy at once: beyond this elastic pools need more memory than a
+/// machine has.
+pub const BUSY_GPUS_MAX: f64 = 1e7;
+/// Default of `max_queued_jobs`: about 250 MB of queued jobs per worker thread.
+pub const DEFAULT_QUEUED_JOBS_MAX: u64 = 1_000_000;
+/// Estimated events above which a run is announced as large.
+pub const LARGE_RUN_EVENTS: f64 = 2e10;
+/// Any number above this is a typo (or would overflow sums): 1e15.
+pub const NUMBER_MAX: f64 = 1e15;
 pub const DISTRIBUTIONS: [&str; 7] = [
     "fixed",
     "exponential",
@@ -73,12 +93,14 @@ impl Checker<'_> {
             .overridden
             .iter()
             .any(|path| field == path || field.starts_with(&format!("{path}.")));
+        let position = if from_set {
+            None
+        } else {
+            self.lines.position(field)
+        };
         self.issues.push(Issue {
-            line: if from_set {
-                None
-            } else {
-                self.lines.line(field)
-            },
+            line: position.map(|(line, _)| line),
+            column: position.map(|(_, column)| column),
             from_set,
             field: field.to_string(),
             problem: problem.into(),
@@ -105,6 +127,11 @@ impl Checker<'_> {
         };
         if !value.is_finite() || value < min || (min_open && value == min) || value > max {
             self.push(field, format!("must be {what}, got {value}"));
+        } else if value > NUMBER_MAX {
+            self.push(
+                field,
+                format!("must be at most {NUMBER_MAX:e} (a larger value is surely a typo), got {value:e}"),
+            );
         }
         value
     }
@@ -125,7 +152,7 @@ impl Checker<'_> {
         if value < min || value > max {
             self.push(
                 field,
-                format!("must be between {min} and {max}, got {value}"),
+                format!("must be a whole number from {min} to {max}, got {value}"),
             );
         }
         value
@@ -231,7 +258,7 @@ pub fn check(
     let warmup_days = c.non_negative(file.warmup_days.unwrap_or(0.0), "warmup_days");
     if warmup_days * 24.0 >= horizon_h {
         c.warnings.push(format!(
-            "warmup_days = {warmup_days} covers the whole horizon ({horizon_months} months): no job is counted; shorten the warm-up"
+            "warmup_days = {warmup_days} covers the whole horizon of {horizon_months} month(s): no job is counted in the job statistics; shorten warmup_days"
         ));
     }
     let replications = c.count(
@@ -428,18 +455,40 @@ pub fn check(
         return Err(c.issues);
     }
 
-    let jobs_per_replication: f64 = workloads
+    // Refuse runs that could not end or would exhaust memory, before they start.
+    let jobs_by_workload: Vec<f64> = workloads
         .iter()
-        .map(|w| {
-            let growth = w.arrivals.growth_per_month;
-            let months_factor: f64 = (0..horizon_months)
-                .map(|m| (1.0 + growth).powi(m as i32))
-                .sum::<f64>()
-                / f64::from(horizon_months);
-            let weekly: f64 = w.arrivals.weekly.iter().sum::<f64>() / 7.0;
-            w.arrivals.arrivals_per_day * weekly * months_factor * horizon_h / 24.0
-        })
-        .sum();
+        .map(|w| jobs_per_unit(w, horizon_months, horizon_h))
+        .collect();
+    let jobs_per_replication: f64 = jobs_by_workload.iter().sum();
+    if jobs_per_replication.is_nan() || jobs_per_replication > JOBS_PER_UNIT_MAX {
+        let (w, jobs) = jobs_by_workload
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .expect("at least one workload");
+        c.push(
+            &format!("workload.{}.arrivals_per_day", workloads[w].name),
+            format!(
+                "gives about {jobs:.1e} jobs per replication over {horizon_months} months (with growth_per_month = {}), more than the {JOBS_PER_UNIT_MAX:.0e} fleetsim simulates in one replication; lower arrivals_per_day or growth_per_month, or shorten horizon_months",
+                workloads[w].arrivals.growth_per_month
+            ),
+        );
+    }
+    for workload in &workloads {
+        let busy = busy_gpus(workload, &gpu_speed, horizon_months, None);
+        if busy.is_nan() || busy > BUSY_GPUS_MAX {
+            c.push(
+                &format!("workload.{}", workload.name),
+                format!(
+                    "keeps about {busy:.1e} GPUs busy at once by the end of the horizon (arrivals_per_day x mean gpus x mean duration_h), more than the {BUSY_GPUS_MAX:.0e} fleetsim simulates; check arrivals_per_day, gpus and duration_h"
+                ),
+            );
+        }
+    }
+    if !c.issues.is_empty() {
+        return Err(c.issues);
+    }
     warn_overload(
         &mut c,
         &strategies,
@@ -448,18 +497,41 @@ pub fn check(
         &gpu_speed,
         &calendar,
     );
-    let events_estimate =
-        jobs_per_replication * 4.0 * f64::from(replications) * strategies.len() as f64;
-    if events_estimate > 2e10 {
+    warn_spot_without_checkpoints(&mut c, &strategies, &workloads, &pools, &calendar);
+    let units = f64::from(replications) * strategies.len() as f64;
+    let jobs_total = jobs_per_replication * units;
+    // About 4 events per job (arrival, start, end, idle timeout), more with interruptions.
+    let events_estimate = jobs_total * 4.0;
+    if events_estimate > LARGE_RUN_EVENTS {
         c.warnings.push(format!(
-            "this run simulates about {:.1e} jobs ({:.0} per replication and strategy); expect it to take a while (try fewer replications or a shorter horizon first)",
-            jobs_per_replication * f64::from(replications) * strategies.len() as f64,
-            jobs_per_replication
+            "this run is large: about {jobs_total:.1e} jobs ({} per replication and strategy, {} replications x {} strategies), roughly {events_estimate:.0e} events, which takes hours; try --replications 3 or a shorter horizon_months first",
+            crate::output::thousands(jobs_per_replication, 0),
+            replications,
+            strategies.len()
         ));
     }
-    let events_max = file
-        .max_events
-        .unwrap_or_else(|| (1e7 + 200.0 * jobs_per_replication).min(1e15) as u64);
+    let events_max = match file.max_events {
+        Some(events_max) => {
+            if events_max == 0 {
+                c.push("max_events", "must be at least 1, got 0");
+            }
+            events_max
+        }
+        None => (1e7 + 200.0 * jobs_per_replication).min(1e15) as u64,
+    };
+    let queued_jobs_max = match file.max_queued_jobs {
+        Some(queued) => {
+            if queued == 0 {
+                c.push("max_queued_jobs", "must be at least 1, got 0");
+            }
+            queued
+        }
+        None => DEFAULT_QUEUED_JOBS_MAX,
+    };
+    if !c.issues.is_empty() {
+        return Err(c.issues);
+    }
+    resolved.max_queued_jobs = Some(queued_jobs_max);
     resolved.max_events = Some(events_max);
 
     let config = Config {
@@ -478,6 +550,8 @@ pub fn check(
         pools,
         strategies,
         events_max,
+        queued_jobs_max,
+        jobs_per_unit_estimate: jobs_per_replication,
     };
     Ok(Checked {
         config,
@@ -644,7 +718,7 @@ fn check_pool(
         let nodes = c.count(nodes, &f("nodes"), 0, NODES_MAX);
         if nodes == 0 {
             c.warnings.push(format!(
-                "pool `{}` has nodes = 0: it adds no capacity",
+                "pool `{}` has nodes = 0: it adds no capacity (fine as the first point of a sweep over node counts)",
                 pool.name
             ));
         }
@@ -715,7 +789,7 @@ fn check_pool(
             );
             let purchase_month = pool.purchase_month.unwrap_or(0);
             if purchase_month >= horizon_months {
-                c.warnings.push(format!("pool `{}` is bought in month {purchase_month}, after the horizon of {horizon_months} months: it adds nothing", pool.name));
+                c.warnings.push(format!("pool `{}` is bought in month {purchase_month}, after the horizon of {horizon_months} month(s): it adds nothing; lower purchase_month or raise horizon_months", pool.name));
             }
             let failures = pool.failures.as_ref().and_then(|failures| {
                 let mtbf = c.required(
@@ -772,7 +846,7 @@ fn check_pool(
             let start_month = pool.start_month.unwrap_or(0);
             if start_month >= horizon_months {
                 c.warnings.push(format!(
-                    "pool `{}` starts in month {start_month}, after the horizon: it adds nothing",
+                    "pool `{}` starts in month {start_month}, after the horizon of {horizon_months} month(s): it adds nothing; lower start_month or raise horizon_months",
                     pool.name
                 ));
             }
@@ -901,7 +975,10 @@ fn check_availability(c: &mut Checker<'_>, a: &AvailabilityFile, at: &str) -> Op
         (Some(window), false) => match WeeklyWindows::parse(window) {
             Ok(windows) => Constrained::Window(windows),
             Err(problem) => {
-                c.push(&format!("{at}.window"), problem);
+                c.push(
+                    &format!("{at}.window"),
+                    format!("\"{window}\" is not a calendar window: {problem}"),
+                );
                 return None;
             }
         },
@@ -1035,6 +1112,14 @@ fn check_workload(
         "hours per job: a number, or a table like { dist = \"lognormal\", median = 3, p95 = 24 }",
     );
     let duration = duration.and_then(|d| duration_dist(c, d, &f("duration_h")));
+    if let Some(mean_h) = duration.as_ref().map(DurationDist::mean_h)
+        && !(mean_h.is_finite() && mean_h > 0.0 && mean_h <= NUMBER_MAX)
+    {
+        c.push(
+            &f("duration_h"),
+            format!("has a mean of {mean_h:e} hours with these parameters; choose parameters whose mean is above 0 and at most {NUMBER_MAX:e} hours"),
+        );
+    }
 
     // The reference GPU type: as written, else the first accepted type, else the only offered.
     let gpu_name = match (&w.gpu, &w.accepts) {
@@ -1083,7 +1168,13 @@ fn check_workload(
     }
     let mut accepts_mask = 0u64;
     for name in &accepts {
-        if let Some(t) = known(c, name, &f("accepts")) {
+        // Without `accepts`, it is `[gpu]`, whose problems were reported at `gpu`.
+        let found = if w.accepts.is_some() {
+            known(c, name, &f("accepts"))
+        } else {
+            gpu_types.iter().position(|g| g == name)
+        };
+        if let Some(t) = found {
             accepts_mask |= 1 << t;
             if gpu_name.as_deref() != Some(name.as_str()) {
                 for needed in [gpu_name.as_deref().unwrap_or_default(), name.as_str()] {
@@ -1171,7 +1262,7 @@ fn daily_profile(c: &mut Checker<'_>, value: &Value, field: &str) -> [f64; 24] {
             c.push(
                 field,
                 format!(
-                    "unknown profile \"{s}\"{}; use one of {}, or a list of 24 multipliers",
+                    "names an unknown profile \"{s}\"{}; use one of {}, or a list of 24 multipliers",
                     did_you_mean(s, DAILY_PRESETS.iter().copied()),
                     DAILY_PRESETS.map(|p| format!("\"{p}\"")).join(", ")
                 ),
@@ -1323,7 +1414,7 @@ fn duration_dist(c: &mut Checker<'_>, value: &Value, field: &str) -> Option<Dura
         c.push(
             &format!("{field}.dist"),
             format!(
-                "unknown distribution {shown}{}; use one of: {}",
+                "names an unknown distribution {shown}{}; use one of: {}",
                 did_you_mean(text, DISTRIBUTIONS.iter().copied()),
                 DISTRIBUTIONS.join(", ")
             ),
@@ -1425,10 +1516,16 @@ fn duration_dist(c: &mut Checker<'_>, value: &Value, field: &str) -> Option<Dura
             let (mean, cv) = (need(c, mean, "mean")?, need(c, cv, "cv")?);
             let mean = c.positive(mean, &format!("{field}.mean"));
             let cv = c.positive(cv, &format!("{field}.cv"));
-            DurationDist::Gamma {
-                shape: 1.0 / (cv * cv),
-                scale_h: mean * cv * cv,
+            let (shape, scale_h) = (1.0 / (cv * cv), mean * cv * cv);
+            let representable = |x: f64| x.is_finite() && x > 0.0;
+            if cv > 0.0 && !(representable(shape) && representable(scale_h)) {
+                c.push(
+                    &format!("{field}.cv"),
+                    format!("{cv:e} is too extreme for a gamma distribution (its shape would be {shape:e}); use dist = \"fixed\" for durations that do not vary"),
+                );
+                return None;
             }
+            DurationDist::Gamma { shape, scale_h }
         }
         "weibull" => {
             let (shape, scale) = (get(c, "shape"), get(c, "scale"));
@@ -1568,7 +1665,7 @@ fn check_strategy(
     });
     if burst.is_none() && uses_elastic {
         c.warnings.push(format!(
-            "strategy `{}` has burst_after_wait_h = \"never\": its elastic pools are never used",
+            "strategy `{}` has burst_after_wait_h = \"never\": its elastic pools are never used; remove them from its pools, or give burst_after_wait_h in hours",
             s.name
         ));
     }
@@ -1654,6 +1751,77 @@ fn check_fit(
     }
 }
 
+/// Expected jobs of a workload in one replication (Poisson mean, growth included).
+fn jobs_per_unit(w: &Workload, horizon_months: u32, horizon_h: f64) -> f64 {
+    let growth = w.arrivals.growth_per_month;
+    let months_factor: f64 = (0..horizon_months)
+        .map(|m| (1.0 + growth).powi(m as i32))
+        .sum::<f64>()
+        / f64::from(horizon_months);
+    let weekly: f64 = w.arrivals.weekly.iter().sum::<f64>() / 7.0;
+    w.arrivals.arrivals_per_day * weekly * months_factor * horizon_h / 24.0
+}
+
+/// GPUs of the workload's reference type it keeps busy at once in the last month (Little's
+/// law), or on a pool of type `on` (slower types stay busy longer).
+fn busy_gpus(w: &Workload, gpu_speed: &[f64], horizon_months: u32, on: Option<usize>) -> f64 {
+    let growth = (1.0 + w.arrivals.growth_per_month).powi(horizon_months as i32 - 1);
+    let weekly = w.arrivals.weekly.iter().sum::<f64>() / 7.0;
+    let slowdown = on.map_or(1.0, |t| gpu_speed[w.gpu] / gpu_speed[t]);
+    w.arrivals.arrivals_per_day * weekly * growth / 24.0
+        * w.gpus.mean_gpus()
+        * w.duration_h.mean_h()
+        * slowdown
+}
+
+/// Warns when jobs without checkpoints may run on spot nodes that are reclaimed much sooner
+/// than the jobs take: each attempt starts over, so they may never finish.
+fn warn_spot_without_checkpoints(
+    c: &mut Checker<'_>,
+    strategies: &[Strategy],
+    workloads: &[Workload],
+    pools: &[Pool],
+    calendar: &Calendar,
+) {
+    let mut warned = BTreeSet::new();
+    for strategy in strategies {
+        if strategy.burst_after_wait_h.is_none() {
+            continue;
+        }
+        for &p in &strategy.pools {
+            let pool = &pools[p];
+            if !pool.is_spot() {
+                continue;
+            }
+            let mtbf_h = pool.node_mtbf_h(calendar.month_mean_h());
+            for workload in workloads {
+                if workload.checkpoint.is_some()
+                    || workload.accepts_mask & (1 << pool.gpu) == 0
+                    || strategy.deadline_jobs_off_spot && workload.deadline_h.is_some()
+                {
+                    continue;
+                }
+                let nodes = f64::from(workload.gpus.max_gpus())
+                    .div_euclid(f64::from(pool.gpus_per_node))
+                    .max(1.0);
+                let mean_h = workload.duration_h.mean_h();
+                // Chance that a gang of `nodes` nodes runs a mean-length job without a loss.
+                let survive = (-mean_h * nodes / mtbf_h).exp();
+                if survive < 0.01 && warned.insert((workload.name.clone(), pool.name.clone())) {
+                    let fallback = match strategy.spot_fallback_after {
+                        Some(n) => format!(" (they leave spot after {n} preemptions)"),
+                        None => String::new(),
+                    };
+                    c.warnings.push(format!(
+                        "workload `{}` has no checkpoint and its jobs take about {mean_h:.3} h, but spot pool `{}` loses a node every {mtbf_h:.3} h on average: only {:.1e} of its jobs would finish on spot without a preemption, and each preemption restarts a job from zero{fallback}; add `checkpoint` to the workload, raise preemption.mean_h, or set spot_fallback_after so jobs leave spot",
+                        workload.name, pool.name, survive
+                    ));
+                }
+            }
+        }
+    }
+}
+
 /// Warns when owned capacity is below the offered load and nothing elastic can absorb it.
 fn warn_overload(
     c: &mut Checker<'_>,
@@ -1698,7 +1866,7 @@ fn warn_overload(
             .sum();
         if load > capacity {
             c.warnings.push(format!(
-                "strategy `{}` has owned capacity of about {capacity:.0} GPUs but the workloads offer about {load:.0} GPUs of load{} and it has no elastic pool to burst to: the queue grows without bound, so expect many unfinished jobs",
+                "strategy `{}` has owned capacity of about {capacity:.0} GPUs but the workloads offer about {load:.0} GPUs of load{} and does not burst to an elastic pool: the queue grows without bound, and jobs still waiting at the end are reported as jobs_unfinished; add nodes, or an elastic pool to its pools",
                 strategy.name,
                 if months > 1 { " by the end of the horizon" } else { "" }
             ));

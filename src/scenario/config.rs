@@ -28,6 +28,10 @@ pub struct Config {
     pub strategies: Vec<Strategy>,
     /// Event budget of one replication of one strategy.
     pub events_max: u64,
+    /// Jobs that may wait at once in one replication of one strategy; more is an error.
+    pub queued_jobs_max: u64,
+    /// Expected jobs in one replication of one strategy (for memory and time estimates).
+    pub jobs_per_unit_estimate: f64,
 }
 
 /// A class of jobs.

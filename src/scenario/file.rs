@@ -30,6 +30,10 @@ pub struct ScenarioFile {
     /// Event budget per replication and strategy (a guard against runs that cannot end).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_events: Option<u64>,
+    /// Jobs that may wait at once in one replication of one strategy (a guard against queues
+    /// that grow without bound exhausting memory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_queued_jobs: Option<u64>,
     #[serde(default)]
     pub gpu_speed: BTreeMap<String, f64>,
     #[serde(default)]

@@ -1,4 +1,4 @@
-//! Where each field of a scenario file is written: field path -> line number.
+//! Where each field of a scenario file is written: field path -> line and column.
 //!
 //! Paths use names for arrays of tables, as `--set` does: `pool.dgx.nodes`,
 //! `workload.experiments.duration_h.median`. Elements are also reachable by position
@@ -10,7 +10,8 @@ use toml::de::{DeTable, DeValue};
 
 #[derive(Debug, Clone, Default)]
 pub struct Lines {
-    lines: BTreeMap<String, usize>,
+    /// Field path -> (line, column), both 1-based; the column is that of the key.
+    lines: BTreeMap<String, (usize, usize)>,
 }
 
 impl Lines {
@@ -26,23 +27,29 @@ impl Lines {
 
     /// The line of `path`, else of its nearest written parent (1-based).
     pub fn line(&self, path: &str) -> Option<usize> {
+        self.position(path).map(|(line, _)| line)
+    }
+
+    /// The line and column of `path`, else of its nearest written parent (1-based).
+    pub fn position(&self, path: &str) -> Option<(usize, usize)> {
         let mut path = path;
         loop {
-            if let Some(line) = self.lines.get(path) {
-                return Some(*line);
+            if let Some(position) = self.lines.get(path) {
+                return Some(*position);
             }
             let cut = path.rfind(['.', '['])?;
             path = &path[..cut];
         }
     }
 
-    /// The most specific field written on `line`, named by names rather than positions.
-    pub fn path_at(&self, line: usize) -> Option<&str> {
+    /// The field written on `line` at or before `column` (the nearest, then the most
+    /// specific), named by names rather than positions.
+    pub fn path_at(&self, line: usize, column: usize) -> Option<&str> {
         self.lines
             .iter()
-            .filter(|(path, l)| **l == line && !path.contains('['))
+            .filter(|(path, (l, c))| *l == line && *c <= column && !path.contains('['))
+            .max_by_key(|(path, (_, c))| (*c, path.len()))
             .map(|(path, _)| path.as_str())
-            .max_by_key(|path| path.len())
     }
 
     /// The 1-based line of a byte offset in `text`.
@@ -50,12 +57,24 @@ impl Lines {
         LineStarts::new(text).line(offset)
     }
 
+    /// The 1-based line and column (in characters) of a byte offset in `text`.
+    pub fn position_of_offset(text: &str, offset: usize) -> (usize, usize) {
+        let offset = offset.min(text.len());
+        let starts = LineStarts::new(text);
+        let line = starts.line(offset);
+        let start = starts.0[line - 1];
+        let column = text
+            .get(start..offset)
+            .map_or(offset - start, |before| before.chars().count());
+        (line, column + 1)
+    }
+
     fn walk(&mut self, prefix: &str, table: &DeTable<'_>, starts: &LineStarts) {
         for (key, value) in table {
             let path = format!("{prefix}{}", key.get_ref());
             self.lines
                 .entry(path.clone())
-                .or_insert(starts.line(key.span().start));
+                .or_insert(starts.position(key.span().start));
             match value.get_ref() {
                 DeValue::Table(inner) => self.walk(&format!("{path}."), inner, starts),
                 DeValue::Array(items) => {
@@ -63,7 +82,7 @@ impl Lines {
                         let DeValue::Table(inner) = item.get_ref() else {
                             continue;
                         };
-                        let line = starts.line(item.span().start);
+                        let line = starts.position(item.span().start);
                         let by_index = format!("{path}[{i}]");
                         self.lines.entry(by_index.clone()).or_insert(line);
                         self.walk(&format!("{by_index}."), inner, starts);
@@ -94,6 +113,11 @@ impl LineStarts {
     }
     fn line(&self, offset: usize) -> usize {
         self.0.partition_point(|start| *start <= offset)
+    }
+    /// 1-based line and column (in bytes) of an offset.
+    fn position(&self, offset: usize) -> (usize, usize) {
+        let line = self.line(offset);
+        (line, offset - self.0[line - 1] + 1)
     }
 }
 
@@ -129,7 +153,11 @@ mean_h = 10
         // Unwritten fields fall back to their table.
         assert_eq!(lines.line("pool.cloud.max_nodes"), Some(9));
         assert_eq!(lines.line("nothing"), None);
-        assert_eq!(lines.path_at(6), Some("pool.dgx.nodes"));
-        assert_eq!(lines.path_at(7), Some("pool.dgx.failures.repair_h"));
+        assert_eq!(lines.position("pool.dgx.failures.repair_h"), Some((7, 28)));
+        assert_eq!(lines.position("pool.dgx.nodes"), Some((6, 1)));
+        assert_eq!(lines.path_at(6, 9), Some("pool.dgx.nodes"));
+        assert_eq!(lines.path_at(7, 40), Some("pool.dgx.failures.repair_h"));
+        assert_eq!(lines.path_at(7, 14), Some("pool.dgx.failures.mtbf_h"));
+        assert_eq!(lines.path_at(7, 1), Some("pool.dgx.failures"));
     }
 }

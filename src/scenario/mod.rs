@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use check::{DISTRIBUTIONS, Issue};
+pub use check::{DISTRIBUTIONS, Issue, REPLICATIONS_MAX};
 pub use config::*;
 pub use file::{ScenarioFile, SweepFile};
 pub use lines::Lines;
@@ -32,7 +32,7 @@ pub enum ScenarioError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{}: not a valid scenario file: {message}", .path.display())]
+    #[error("{}: not a valid scenario file\n  {message}", .path.display())]
     Parse { path: PathBuf, message: String },
     #[error("{}: --set {set}: {problem}", .path.display())]
     Override {
@@ -246,36 +246,132 @@ impl Source {
     }
 }
 
-/// A TOML error with its field path (when the line names one) and a did-you-mean.
+/// A TOML error in planner's words: where (line, column, field path), what was found, what is
+/// accepted, a did-you-mean, and the offending line with a caret under it.
 fn explain(error: &toml::de::Error, text: &str, lines: &Lines) -> String {
-    let mut message = error.to_string().trim_end().to_string();
-    message.push_str(&suggestion(error.message()));
-    let field = error
-        .span()
-        .and_then(|span| lines.path_at(Lines::line_of_offset(text, span.start)));
-    match field {
-        Some(field) => format!("`{field}`: {message}"),
-        None => message,
+    let Some(span) = error.span() else {
+        return plain_message(error.message(), None, "");
+    };
+    let (line, column) = Lines::position_of_offset(text, span.start);
+    let field = lines.path_at(line, column).unwrap_or_default();
+    let written = text.get(span.clone()).unwrap_or_default();
+    let message = plain_message(
+        error.message(),
+        Some(field).filter(|f| !f.is_empty()),
+        written,
+    );
+    format!(
+        "line {line}, column {column}: {message}\n{}",
+        snippet(text, line, column, written)
+    )
+}
+
+/// An error of a `--set` value, in the same words as errors in the file.
+fn with_suggestion(message: &str) -> String {
+    plain_message(message, None, "")
+}
+
+/// Rewrites serde's messages ("invalid type: string \"x\", expected u32") for planners.
+/// `field` is the path of the field on the error's line, `written` the text the error points at.
+fn plain_message(message: &str, field: Option<&str>, written: &str) -> String {
+    let message = message.trim_end();
+    let named = |text: &str| match field {
+        Some(field) => format!("`{field}` {text}"),
+        None => text.to_string(),
+    };
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let (word, accepted) = rest.split_once('`').unwrap_or((rest, ""));
+        let candidates: Vec<&str> = accepted.split('`').skip(1).step_by(2).collect();
+        let what = match field {
+            Some(field) if field.ends_with(word) => format!("unknown field `{field}`"),
+            _ => format!("unknown field `{word}`"),
+        };
+        return format!(
+            "{what}{}; accepted here: {}",
+            did_you_mean(word, candidates.iter().copied()),
+            candidates.join(", ")
+        );
+    }
+    if let Some(rest) = message.strip_prefix("unknown variant `") {
+        let (word, accepted) = rest.split_once('`').unwrap_or((rest, ""));
+        let candidates: Vec<&str> = accepted.split('`').skip(1).step_by(2).collect();
+        return named(&format!(
+            "cannot be \"{word}\"{}; use one of: {}",
+            did_you_mean(word, candidates.iter().copied()),
+            candidates.join(", ")
+        ));
+    }
+    if let Some(rest) = message.strip_prefix("missing field `") {
+        let name = rest.trim_end_matches('`');
+        let table = match field {
+            Some(field) => format!("`{field}`"),
+            None => format!("this {}", written.trim()),
+        };
+        return format!("{table} is missing the field `{name}`, which is required");
+    }
+    if message == "wanted string or table" {
+        // An enum given a number or a list.
+        let accepted = match field.and_then(|f| f.rsplit('.').next()) {
+            Some("type") => "\"on_prem\", \"reserved\", \"on_demand\" or \"spot\"",
+            Some("queue") => "\"fifo\", \"backfill\" or \"priority\"",
+            _ => "one of the names accepted here, in quotes",
+        };
+        return named(&format!("must be {accepted}, got {}", written.trim()));
+    }
+    if message == "duplicate key" {
+        let key = written.trim();
+        return format!("`{key}` is set twice; TOML allows each key once per table, so keep one");
+    }
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = message.strip_prefix(prefix)
+            && let Some((found, expected)) = rest.rsplit_once(", expected ")
+        {
+            let found = found
+                .replacen("string", "the string", 1)
+                .replace("floating point", "the number")
+                .replace("integer", "the whole number")
+                .replace("boolean", "the boolean")
+                .replace("sequence", "a list")
+                .replace("map", "a table");
+            return named(&format!(
+                "must be {}, got {found}",
+                expected_in_words(expected)
+            ));
+        }
+    }
+    named(message)
+}
+
+/// serde's name of an expected type, in words.
+fn expected_in_words(expected: &str) -> String {
+    match expected {
+        "u32" => "a whole number from 0 to 4294967295".to_string(),
+        "u64" => "a whole number of at least 0".to_string(),
+        "i64" => "a whole number".to_string(),
+        "f64" => "a number".to_string(),
+        "a boolean" => "true or false".to_string(),
+        "a string" => "a string in quotes".to_string(),
+        "a sequence" => "a list [...]".to_string(),
+        "a map" => "a table { ... }".to_string(),
+        other if other.starts_with("struct ") => "a table { ... }".to_string(),
+        other => other.to_string(),
     }
 }
 
-fn with_suggestion(message: &str) -> String {
-    format!("{}{}", message.trim_end(), suggestion(message))
-}
-
-/// For "unknown field `x`, expected one of `a`, `b`" (or variant): " (did you mean `a`?)".
-fn suggestion(message: &str) -> String {
-    let Some(rest) = message
-        .strip_prefix("unknown field `")
-        .or_else(|| message.strip_prefix("unknown variant `"))
-    else {
-        return String::new();
-    };
-    let Some((word, rest)) = rest.split_once('`') else {
-        return String::new();
-    };
-    let candidates: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
-    did_you_mean(word, candidates.into_iter())
+/// The line the error is on, with a caret under what it points at.
+fn snippet(text: &str, line: usize, column: usize, written: &str) -> String {
+    let source = text.lines().nth(line - 1).unwrap_or_default();
+    let gutter = " ".repeat(line.to_string().len());
+    let width = written
+        .lines()
+        .next()
+        .map_or(1, |first| first.chars().count().max(1));
+    let available = source.chars().count().saturating_sub(column - 1).max(1);
+    format!(
+        "  {gutter} |\n  {line} | {source}\n  {gutter} | {}{}",
+        " ".repeat(column - 1),
+        "^".repeat(width.min(available))
+    )
 }
 
 #[cfg(test)]
@@ -342,13 +438,60 @@ mod tests {
     #[test]
     fn unknown_fields_get_a_suggestion() {
         assert_eq!(
-            suggestion("unknown field `nods`, expected one of `name`, `nodes`, `gpu`"),
-            " (did you mean `nodes`?)"
+            plain_message(
+                "unknown field `nods`, expected one of `name`, `nodes`, `gpu`",
+                Some("pool.dgx.nods"),
+                "nods"
+            ),
+            "unknown field `pool.dgx.nods` (did you mean `nodes`?); accepted here: name, nodes, gpu"
         );
         assert_eq!(
-            suggestion("unknown variant `lifo`, expected one of `fifo`, `backfill`, `priority`"),
-            " (did you mean `fifo`?)"
+            plain_message(
+                "unknown variant `lifo`, expected one of `fifo`, `backfill`, `priority`",
+                Some("strategy.s.queue"),
+                "\"lifo\""
+            ),
+            "`strategy.s.queue` cannot be \"lifo\" (did you mean `fifo`?); use one of: fifo, backfill, priority"
         );
-        assert_eq!(suggestion("invalid type: string"), "");
+    }
+
+    #[test]
+    fn serde_types_are_said_in_words() {
+        assert_eq!(
+            plain_message(
+                "invalid type: string \"two\", expected u32",
+                Some("pool.dgx.nodes"),
+                ""
+            ),
+            "`pool.dgx.nodes` must be a whole number from 0 to 4294967295, got the string \"two\""
+        );
+        assert_eq!(
+            plain_message("invalid value: integer `-2`, expected u32", None, ""),
+            "must be a whole number from 0 to 4294967295, got the whole number `-2`"
+        );
+        assert_eq!(
+            plain_message("duplicate key", Some("seed"), "seed"),
+            "`seed` is set twice; TOML allows each key once per table, so keep one"
+        );
+    }
+
+    #[test]
+    fn parse_errors_point_at_line_and_column() {
+        let error = load_text(
+            "seed = 1\nhorizon_months = 1 2\n",
+            Path::new("x.toml"),
+            "x",
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.starts_with("x.toml: not a valid scenario file\n  line 2, column 18: "),
+            "{error}"
+        );
+        assert!(
+            error.contains("  2 | horizon_months = 1 2\n    |                  ^"),
+            "{error}"
+        );
     }
 }

@@ -1,0 +1,928 @@
+//! Bad input gets a clear error, and no result is ever lost or half-written (issue 6).
+//!
+//! Every refusal goes through the binary: its exit code (1 for a bad scenario or value, 2 for
+//! a command line clap refuses), the fragment of its message that names the line, field,
+//! what was found and what is accepted, no panic, and no output folder left behind.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{fleetsim, temp_dir};
+
+const SMALL: &str = "tests/data/small.toml";
+
+/// A file of `tests/data/bad/` (named without `.toml`) and the fragment its message contains.
+struct Bad {
+    name: &'static str,
+    fragment: &'static str,
+}
+
+const fn bad(name: &'static str, fragment: &'static str) -> Bad {
+    Bad { name, fragment }
+}
+
+/// One small file per refused input; each breaks a copy of `tests/data/small.toml`.
+const BAD_FILES: &[Bad] = &[
+    // TOML syntax and types: reported by line and column, with the line shown.
+    bad(
+        "syntax_unquoted_value",
+        "line 4, column 18: string values must be quoted",
+    ),
+    bad(
+        "syntax_unclosed_header",
+        "line 47, column 12: unclosed array table, expected `]`",
+    ),
+    bad(
+        "unknown_field",
+        "line 20, column 1: unknown field `pool.dgx.nods` (did you mean `nodes`?); accepted here: name, type, gpu",
+    ),
+    bad(
+        "unknown_top_level_field",
+        "line 6, column 1: unknown field `sed` (did you mean `seed`?)",
+    ),
+    bad(
+        "unknown_field_inline",
+        "line 34, column 16: unknown field `pool.spot.preemption.mean` (did you mean `mean_h`?); accepted here: mean_h, waves_per_month, wave_fraction",
+    ),
+    bad(
+        "wrong_type_string",
+        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 4294967295, got the string \"two\"",
+    ),
+    bad(
+        "wrong_type_float_count",
+        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 4294967295, got the number `2.5`",
+    ),
+    bad(
+        "wrong_type_bool",
+        "line 10, column 20: `workload.train.arrivals_per_day` must be a number, got the boolean `true`",
+    ),
+    bad(
+        "negative_node_count",
+        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 4294967295, got the whole number `-2`",
+    ),
+    bad(
+        "duplicate_key",
+        "line 7, column 1: `seed` is set twice; TOML allows each key once per table",
+    ),
+    bad(
+        "unknown_pool_type",
+        "line 17, column 8: `pool.dgx.type` cannot be \"onprem\" (did you mean `on_prem`?); use one of: on_prem, reserved, on_demand, spot",
+    ),
+    bad(
+        "unknown_queue",
+        "line 51, column 9: `strategy.hybrid.queue` cannot be \"lifo\" (did you mean `fifo`?); use one of: fifo, backfill, priority",
+    ),
+    bad(
+        "pool_without_name",
+        "line 15, column 1: this [[pool]] is missing the field `name`, which is required",
+    ),
+    bad(
+        "empty_file",
+        "`start` is missing: the first day, e.g. start = \"2027-01-01\"",
+    ),
+    // Numbers: NaN, infinities, negative or zero rates, durations, prices, counts.
+    bad(
+        "nan_price",
+        "line 33: `pool.spot.price_per_gpu_h` must be a number above 0, got NaN",
+    ),
+    bad(
+        "infinite_capex",
+        "line 21: `pool.dgx.capex_per_node` must be a number of at least 0, got inf",
+    ),
+    bad(
+        "negative_arrivals",
+        "line 10: `workload.train.arrivals_per_day` must be a number above 0, got -3",
+    ),
+    bad(
+        "zero_arrivals",
+        "line 10: `workload.train.arrivals_per_day` must be a number above 0, got 0",
+    ),
+    bad(
+        "negative_duration",
+        "line 12, column 38: `workload.train.duration_h.mean` must be a number above 0, got -2",
+    ),
+    bad(
+        "zero_duration",
+        "line 12: `workload.train.duration_h` must be a number above 0, got 0",
+    ),
+    bad(
+        "zero_gpus_per_node",
+        "line 19: `pool.dgx.gpus_per_node` must be a whole number from 1 to 1024, got 0",
+    ),
+    bad(
+        "zero_price",
+        "line 33: `pool.spot.price_per_gpu_h` must be a number above 0, got 0",
+    ),
+    bad(
+        "negative_electricity",
+        "line 25: `pool.dgx.electricity_per_kwh` must be a number of at least 0, got -0.22",
+    ),
+    bad(
+        "huge_number",
+        "line 26: `pool.dgx.opex_per_node_month` must be at most 1e15 (a larger value is surely a typo), got 1e300",
+    ),
+    bad(
+        "zero_mtbf",
+        "line 27, column 14: `pool.dgx.failures.mtbf_h` must be a number above 0, got 0",
+    ),
+    bad(
+        "pue_below_one",
+        "line 24: `pool.dgx.pue` must be a number of at least 1, got 0.9",
+    ),
+    bad(
+        "zero_horizon",
+        "line 4: `horizon_months` must be a whole number from 1 to 1200, got 0",
+    ),
+    bad(
+        "zero_replications",
+        "line 5: `replications` must be a whole number from 1 to 1000000, got 0",
+    ),
+    bad(
+        "zero_deadline",
+        "line 11: `workload.train.deadline_h` must be a number above 0, got 0",
+    ),
+    bad(
+        "zero_gpus_per_job",
+        "line 11: `workload.train.gpus` must be a GPU count of at least 1, got 0",
+    ),
+    bad(
+        "idle_power_above_power",
+        "line 25: `pool.dgx.idle_power_kw_per_node` must be at most power_kw_per_node (10.2), got 12",
+    ),
+    // Fractions outside [0, 1].
+    bad(
+        "discount_above_one",
+        "line 44: `pool.reserved.discount` must be a fraction between 0 and 1, got 1.5",
+    ),
+    bad(
+        "negative_shortfall",
+        "line 35, column 18: `pool.spot.availability.shortfall` must be a fraction between 0 and 1, got -0.1",
+    ),
+    bad(
+        "wave_fraction_above_one",
+        "line 34, column 50: `pool.spot.preemption.wave_fraction` must be a fraction between 0 and 1, got 2",
+    ),
+    bad(
+        "residual_fraction_above_one",
+        "line 27: `pool.dgx.residual_fraction` must be a fraction between 0 and 1, got 1.2",
+    ),
+    bad(
+        "gpu_mix_not_summing_to_one",
+        "line 11: `workload.train.gpus` probabilities must sum to 1, got 0.9",
+    ),
+    // Distributions and profiles.
+    bad(
+        "unknown_distribution",
+        "line 12, column 16: `workload.train.duration_h.dist` names an unknown distribution \"expo\" (did you mean `exponential`?); use one of: fixed, exponential, lognormal, gamma, weibull, uniform, empirical",
+    ),
+    bad(
+        "missing_distribution_parameter",
+        "line 12: `workload.train.duration_h.mean` is missing: dist = \"exponential\" takes mean",
+    ),
+    bad(
+        "missing_dist",
+        "line 12: `workload.train.duration_h` needs `dist`, one of: fixed, exponential",
+    ),
+    bad(
+        "lognormal_p95_below_median",
+        "line 12, column 48: `workload.train.duration_h.p95` must be above the median (3), got 2",
+    ),
+    bad(
+        "empirical_not_ending_at_one",
+        "line 12, column 36: `workload.train.duration_h.points` the last cumulative probability must be 1, got 0.9",
+    ),
+    bad(
+        "unknown_daily_profile",
+        "line 11: `workload.train.daily_profile` names an unknown profile \"office\" (did you mean `office-hours`?)",
+    ),
+    bad(
+        "weekly_profile_too_short",
+        "line 11: `workload.train.weekly_profile` must have 7 multipliers (Monday to Sunday), got 3",
+    ),
+    bad(
+        "checkpoint_every_word",
+        "line 13, column 16: `workload.train.checkpoint.every_h` must be hours above 0 or \"auto\", got \"often\"",
+    ),
+    // Dates and availability windows.
+    bad(
+        "malformed_date",
+        "line 3: `start` must be a date \"YYYY-MM-DD\", got \"2027-13-01\"",
+    ),
+    bad(
+        "date_in_another_format",
+        "line 3: `start` must be a date \"YYYY-MM-DD\", got \"01/01/2027\"",
+    ),
+    bad(
+        "window_unknown_days",
+        "line 35, column 35: `pool.spot.availability.window` \"weekdayz 09:00-18:00\" is not a calendar window: unknown days `weekdayz`; use daily, weekdays, weekends",
+    ),
+    bad(
+        "window_bad_time",
+        "line 35, column 35: `pool.spot.availability.window` \"weekdays 09:00-25:00\" is not a calendar window: `25:00` is not a time HH:MM between 00:00 and 24:00",
+    ),
+    bad(
+        "window_and_episodes",
+        "line 35: `pool.spot.availability` takes either a calendar `window` or random episodes",
+    ),
+    // Names and references.
+    bad(
+        "duplicate_pool_name",
+        "line 38: `pool[2].name` `spot` is used by an earlier pool; pool names must be unique",
+    ),
+    bad(
+        "duplicate_strategy_name",
+        "line 53: `strategy[1].name` `hybrid` is used by an earlier strategy",
+    ),
+    bad(
+        "duplicate_workload_name",
+        "line 57: `workload[1].name` `train` is used by an earlier workload",
+    ),
+    bad(
+        "strategy_unknown_pool",
+        "line 49: `strategy.hybrid.pools` names an unknown pool `spto` (did you mean `spot`?); pools are: dgx, reserved, spot",
+    ),
+    bad(
+        "unknown_baseline",
+        "line 7: `baseline` names no strategy: `hybird` (did you mean `hybrid`?); strategies are: hybrid, reserved",
+    ),
+    bad(
+        "no_strategy",
+        "`strategy` is missing: add at least one [[strategy]] with a name and its pools",
+    ),
+    bad(
+        "empty_pool_list",
+        "line 49: `strategy.hybrid.pools` is empty: list the pools this strategy uses",
+    ),
+    bad(
+        "gpu_no_pool_offers",
+        "line 13: `workload.train.gpu` names GPU type `A100` that no pool offers (did you mean `H100`?); pools offer: H100",
+    ),
+    bad(
+        "gang_never_fits",
+        "line 50: `strategy.hybrid.pools` cannot fit workload `train`: its jobs need up to 32 GPUs at once, but `dgx` has 16 GPUs, `spot` has 16 GPUs",
+    ),
+    bad(
+        "field_of_another_pool_type",
+        "line 34: `pool.spot.nodes` does not apply to spot pools (it is a field of on_prem and reserved pools; use max_nodes to cap an elastic pool)",
+    ),
+    bad(
+        "name_with_dot",
+        "line 16: `pool[0].name` `dgx.h100` must not contain `.`, `=` or `,`",
+    ),
+    // Runs that could not end, refused up front.
+    bad(
+        "too_many_jobs",
+        "line 10: `workload.train.arrivals_per_day` gives about 3.7e13 jobs per replication over 1200 months (with growth_per_month = 0), more than the 1e8 fleetsim simulates",
+    ),
+    bad(
+        "runaway_growth",
+        "line 10: `workload.train.arrivals_per_day` gives about 3.4e121 jobs per replication over 120 months (with growth_per_month = 9)",
+    ),
+    bad(
+        "too_many_busy_gpus",
+        "line 8: `workload.train` keeps about 8.0e7 GPUs busy at once by the end of the horizon",
+    ),
+    bad(
+        "zero_max_queued_jobs",
+        "line 7: `max_queued_jobs` must be at least 1, got 0",
+    ),
+];
+
+/// A command line (`{small}`: the small valid scenario, `{out}`: a fresh output folder), the
+/// exit code and the fragment of the message.
+struct BadFlags {
+    args: &'static [&'static str],
+    code: i32,
+    fragment: &'static str,
+}
+
+const fn flags(args: &'static [&'static str], code: i32, fragment: &'static str) -> BadFlags {
+    BadFlags {
+        args,
+        code,
+        fragment,
+    }
+}
+
+const BAD_FLAGS: &[BadFlags] = &[
+    // --set paths that do not exist or values of the wrong type: exit 1, named by the --set.
+    flags(
+        &[
+            "run",
+            "{small}",
+            "--out",
+            "{out}",
+            "--set",
+            "pool.dgz.nodes=3",
+        ],
+        1,
+        "tests/data/small.toml: --set pool.dgz.nodes=3: no pool is named `dgz` (did you mean `dgx`?); pools are: dgx, spot, reserved",
+    ),
+    flags(
+        &[
+            "run",
+            "{small}",
+            "--out",
+            "{out}",
+            "--set",
+            "pool.dgx.nods=3",
+        ],
+        1,
+        "--set pool.dgx.nods=3: unknown field `nods` (did you mean `nodes`?)",
+    ),
+    flags(
+        &[
+            "run",
+            "{small}",
+            "--out",
+            "{out}",
+            "--set",
+            "pool.dgx.nodes=three",
+        ],
+        1,
+        "--set pool.dgx.nodes=three: must be a whole number from 0 to 4294967295, got the string \"three\"",
+    ),
+    flags(
+        &[
+            "run",
+            "{small}",
+            "--out",
+            "{out}",
+            "--set",
+            "pool.dgx.nodes=-1",
+        ],
+        1,
+        "--set pool.dgx.nodes=-1: must be a whole number from 0 to 4294967295, got the whole number `-1`",
+    ),
+    flags(
+        &["validate", "{small}", "--set", "horizon_months=0"],
+        1,
+        "--set `horizon_months`: must be a whole number from 1 to 1200, got 0",
+    ),
+    flags(
+        &[
+            "validate",
+            "{small}",
+            "--set",
+            "pool.spot.price_per_gpu_h=nan",
+        ],
+        1,
+        "--set `pool.spot.price_per_gpu_h`: must be a number above 0, got NaN",
+    ),
+    flags(
+        &["validate", "{small}", "--set", "strategy.hybrid.queue=lifo"],
+        1,
+        "--set strategy.hybrid.queue=lifo: cannot be \"lifo\" (did you mean `fifo`?); use one of: fifo, backfill, priority",
+    ),
+    flags(
+        &["validate", "{small}", "--set", "workload.nope.gpus=1"],
+        1,
+        "no workload is named `nope`; workloads are: train",
+    ),
+    flags(
+        &["validate", "{small}", "--set", "pool.dgx=3"],
+        1,
+        "`pool.dgx` names a whole pool; add a field",
+    ),
+    flags(
+        &["validate", "{small}", "--set", "horizon_months.x=1"],
+        1,
+        "`horizon_months` is a value, not a table",
+    ),
+    flags(
+        &["validate", "{small}", "--set", "nodes"],
+        2,
+        "`nodes` is not PATH=VALUE (e.g. pool.dgx.nodes=6)",
+    ),
+    // Numbers on the command line: clap refuses them (exit 2) and says what is accepted.
+    flags(
+        &["run", "{small}", "--out", "{out}", "--replications", "0"],
+        2,
+        "invalid value '0' for '--replications <N>': out of range: expected a whole number from 1 to 1000000",
+    ),
+    flags(
+        &["run", "{small}", "--out", "{out}", "--replications", "x"],
+        2,
+        "invalid value 'x' for '--replications <N>': not a whole number: expected a whole number from 1 to 1000000",
+    ),
+    flags(
+        &["run", "{small}", "--out", "{out}", "--replications", "-3"],
+        2,
+        "invalid value '-3' for '--replications <N>': out of range",
+    ),
+    flags(
+        &["run", "{small}", "--out", "{out}", "--threads", "0"],
+        2,
+        "invalid value '0' for '--threads <N>': out of range: expected a whole number from 1 to 1024",
+    ),
+    flags(
+        &["run", "{small}", "--out", "{out}", "--threads", "-1"],
+        2,
+        "invalid value '-1' for '--threads <N>': out of range",
+    ),
+    flags(
+        &["run", "{small}", "--out", "{out}", "--threads", "many"],
+        2,
+        "invalid value 'many' for '--threads <N>': not a whole number",
+    ),
+    flags(
+        &["run", "{small}", "--out", "{out}", "--seed", "-5"],
+        2,
+        "invalid value '-5' for '--seed <N>': out of range: expected a whole number from 0 to 9223372036854775807",
+    ),
+    flags(
+        &["run", "{small}", "--out", "{out}", "--frobnicate"],
+        2,
+        "unexpected argument '--frobnicate'",
+    ),
+    // Files that cannot be read.
+    flags(
+        &["run", "tests/data/no-such-file.toml", "--out", "{out}"],
+        1,
+        "error: tests/data/no-such-file.toml: cannot read scenario file: No such file or directory",
+    ),
+    flags(
+        &["validate", "tests/data"],
+        1,
+        "error: tests/data: cannot read scenario file",
+    ),
+    // --trace keeps every job in memory: refused when that would be huge.
+    flags(
+        &[
+            "run",
+            "{small}",
+            "--out",
+            "{out}",
+            "--trace",
+            "--set",
+            "horizon_months=24",
+            "--set",
+            "workload.train.arrivals_per_day=100000",
+            "--set",
+            "workload.train.duration_h.mean=0.01",
+        ],
+        1,
+        "--trace would keep about 1.5e8 job rows in memory (2 strategies x 73,100,000 jobs of replication 0), more than 1e7; drop --trace",
+    ),
+];
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// What every refusal has in common: the exit code, no panic, the fragment.
+fn assert_refused(output: &Output, code: i32, fragment: &str, what: &str) {
+    let stderr = stderr(output);
+    assert_eq!(output.status.code(), Some(code), "{what}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    assert!(
+        stderr.contains(fragment),
+        "{what}: message lacks\n  {fragment}\n{stderr}"
+    );
+    assert!(
+        stderr.lines().any(|line| line.starts_with("error: ")),
+        "{what}: {stderr}"
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "{what}: data on stdout: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+#[test]
+fn bad_scenario_files_are_refused_with_a_message_that_teaches() {
+    let dir = temp_dir("bad-files");
+    for case in BAD_FILES {
+        let file = format!("tests/data/bad/{}.toml", case.name);
+        let output = fleetsim(&["validate", &file]);
+        assert_refused(&output, 1, case.fragment, &file);
+        assert!(
+            stderr(&output).starts_with(&format!("error: {file}: ")),
+            "{file}: the message does not start with the file: {}",
+            stderr(&output)
+        );
+        let out = dir.join(case.name);
+        let out_text = out.to_string_lossy();
+        let output = fleetsim(&["run", &file, "--out", &out_text, "--quiet"]);
+        assert_refused(&output, 1, case.fragment, &format!("run {file}"));
+        assert!(!out.exists(), "{file}: a refused run created {out_text}");
+    }
+}
+
+#[test]
+fn every_bad_file_is_in_the_table() {
+    let mut files: Vec<String> = std::fs::read_dir("tests/data/bad")
+        .expect("tests/data/bad")
+        .map(|entry| entry.expect("an entry").path())
+        .filter_map(|path| {
+            path.file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned())
+        })
+        .collect();
+    files.sort();
+    let mut table: Vec<String> = BAD_FILES.iter().map(|c| c.name.to_string()).collect();
+    table.sort();
+    assert_eq!(files, table);
+    assert!(BAD_FILES.len() + BAD_FLAGS.len() >= 40);
+}
+
+#[test]
+fn every_bad_and_warned_file_is_in_the_catalogue() {
+    let catalogue = std::fs::read_to_string("docs/errors.md").expect("docs/errors.md");
+    let warned = WARNINGS
+        .iter()
+        .map(|(name, _)| format!("tests/data/warn/{name}.toml"));
+    let refused = BAD_FILES
+        .iter()
+        .map(|c| format!("tests/data/bad/{}.toml", c.name));
+    for file in refused.chain(warned) {
+        assert!(
+            catalogue.contains(&file),
+            "docs/errors.md does not show {file}"
+        );
+        // The example is the real message, so the catalogue cannot drift from the code.
+        let message = stderr(&fleetsim(&["validate", &file]));
+        let shown: Vec<&str> = message
+            .lines()
+            .filter(|line| !file.contains("/warn/") || line.starts_with("warning:"))
+            .collect();
+        let shown = shown.join("\n");
+        assert!(
+            catalogue.contains(&format!("(`{file}`):\n\n```text\n{shown}\n```")),
+            "docs/errors.md shows another message for {file}; it is now:\n{shown}"
+        );
+    }
+}
+
+#[test]
+fn bad_flags_are_refused_with_a_message_that_teaches() {
+    let dir = temp_dir("bad-flags");
+    for (i, case) in BAD_FLAGS.iter().enumerate() {
+        let out = dir.join(format!("out-{i}"));
+        let out_text = out.to_string_lossy().into_owned();
+        let args: Vec<String> = case
+            .args
+            .iter()
+            .map(|a| a.replace("{small}", SMALL).replace("{out}", &out_text))
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = fleetsim(&args);
+        assert_refused(&output, case.code, case.fragment, &args.join(" "));
+        assert!(!out.exists(), "{args:?} created {out_text}");
+    }
+}
+
+#[test]
+fn the_bad_case_message_names_the_file_once_and_lists_every_problem() {
+    // Several problems in one file are all reported, each on its own line.
+    let dir = temp_dir("several");
+    let text = std::fs::read_to_string(SMALL)
+        .unwrap()
+        .replace("arrivals_per_day = 10", "arrivals_per_day = -1")
+        .replace("discount = 0.35", "discount = 2")
+        .replace("price_per_gpu_h = 2.6", "price_per_gpu_h = nan");
+    let file = dir.join("several.toml");
+    std::fs::write(&file, text).unwrap();
+    let output = fleetsim(&["validate", &file.to_string_lossy()]);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(message.contains(": 3 problem(s)\n"), "{message}");
+    for fragment in [
+        "\n  line 10: `workload.train.arrivals_per_day` must be a number above 0, got -1",
+        "\n  line 33: `pool.spot.price_per_gpu_h` must be a number above 0, got NaN",
+        "\n  line 44: `pool.reserved.discount` must be a fraction between 0 and 1, got 2",
+    ] {
+        assert!(message.contains(fragment), "{fragment}\n{message}");
+    }
+}
+
+// ---- warnings ------------------------------------------------------------------------------
+
+/// Legal but suspicious scenarios: `validate` succeeds and prints the warning.
+const WARNINGS: &[(&str, &str)] = &[
+    (
+        "unused_pool",
+        "warning: pool `reserved` is used by no strategy; add it to a strategy's pools or remove it",
+    ),
+    (
+        "overloaded_owned_only",
+        "warning: strategy `reserved` has owned capacity of about 8 GPUs but the workloads offer about 56 GPUs of load by the end of the horizon and does not burst to an elastic pool: the queue grows without bound, and jobs still waiting at the end are reported as jobs_unfinished",
+    ),
+    (
+        "warmup_longer_than_horizon",
+        "warning: warmup_days = 40 covers the whole horizon of 1 month(s): no job is counted",
+    ),
+    (
+        "large_run",
+        "warning: this run is large: about 7.3e9 jobs (73,060,000 per replication and strategy, 50 replications x 2 strategies), roughly 3e10 events, which takes hours; try --replications 3",
+    ),
+    (
+        "zero_nodes",
+        "warning: pool `dgx` has nodes = 0: it adds no capacity (fine as the first point of a sweep over node counts)",
+    ),
+    (
+        "spot_without_checkpoints",
+        "warning: workload `train` has no checkpoint and its jobs take about 2.000 h, but spot pool `spot` loses a node every 0.050 h on average",
+    ),
+];
+
+#[test]
+fn suspicious_input_gets_a_warning_that_suggests_the_fix() {
+    for (name, fragment) in WARNINGS {
+        let file = format!("tests/data/warn/{name}.toml");
+        let output = fleetsim(&["validate", &file]);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{file}: {message}");
+        assert!(
+            message.contains(fragment),
+            "{file}: lacks\n{fragment}\n{message}"
+        );
+    }
+}
+
+fn csv_column(path: &Path, column: &str) -> Vec<String> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let index = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == column)
+        .unwrap();
+    reader
+        .records()
+        .map(|r| r.unwrap()[index].to_string())
+        .collect()
+}
+
+/// Issue 6 names this case: the queue grows without bound; the run continues and reports
+/// unfinished jobs. With mixed gang sizes and backfill it once took hours (every scheduling
+/// pass walked the whole queue); now it takes a fraction of a second.
+#[test]
+fn an_overloaded_owned_only_run_finishes_and_reports_unfinished_jobs() {
+    let dir = temp_dir("overloaded");
+    let out = dir.join("out");
+    let started = Instant::now();
+    let output = fleetsim(&[
+        "run",
+        "tests/data/warn/overloaded_owned_only.toml",
+        "--out",
+        &out.to_string_lossy(),
+        "--quiet",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(stderr(&output).contains("the queue grows without bound"));
+    let unfinished = csv_column(&out.join("replications.csv"), "jobs_unfinished");
+    assert!(!unfinished.is_empty());
+    for n in unfinished {
+        assert!(n.parse::<u64>().unwrap() > 10_000, "{n} unfinished jobs");
+    }
+}
+
+// ---- runs that cannot end --------------------------------------------------------------------
+
+fn run_small_with(name: &str, sets: &[&str]) -> (Output, PathBuf) {
+    let dir = temp_dir(name);
+    let out = dir.join("out");
+    let mut args = vec![
+        "run".to_string(),
+        SMALL.to_string(),
+        "--out".into(),
+        out.to_string_lossy().into_owned(),
+        "--quiet".into(),
+    ];
+    for set in sets {
+        args.push("--set".into());
+        args.push((*set).to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    (fleetsim(&args), out)
+}
+
+#[test]
+fn preemptions_that_never_let_a_job_finish_use_up_the_event_budget_with_a_diagnosis() {
+    let (output, out) = run_small_with(
+        "tiny-mean-h",
+        &[
+            "pool.spot.preemption.mean_h=0.001",
+            "horizon_months=12",
+            "max_events=2000000",
+        ],
+    );
+    assert_refused(
+        &output,
+        1,
+        "the event budget of 2000000 events per replication was used up at",
+        "tiny preemption.mean_h",
+    );
+    let message = stderr(&output);
+    assert!(
+        message.contains("spot nodes had been preempted"),
+        "{message}"
+    );
+    assert!(message.contains("raise `max_events`"), "{message}");
+    assert!(!out.exists(), "a failed run left {}", out.display());
+}
+
+#[test]
+fn a_queue_that_grows_without_bound_stops_at_max_queued_jobs() {
+    let (output, out) = run_small_with(
+        "queue-bound",
+        &[
+            "max_queued_jobs=500",
+            "horizon_months=12",
+            "workload.train.arrivals_per_day=100",
+            "strategy.hybrid.burst_after_wait_h=never",
+        ],
+    );
+    assert_refused(
+        &output,
+        1,
+        "strategy `hybrid`, replication 0: 501 jobs were waiting at once at",
+        "queue bound",
+    );
+    assert!(
+        stderr(&output).contains("raise `max_queued_jobs` (now 500) in the scenario"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_scheduler_that_walks_long_queues_at_every_event_is_stopped_with_a_message() {
+    // 20,000 jobs a day that may burst only after 100 h, to a spot pool refusing 60 % of
+    // requests in office hours: tens of thousands of jobs retry every 15 minutes. The work bound
+    // follows max_events, set low here to keep the test short.
+    let (output, out) = run_small_with(
+        "scheduler-work",
+        &[
+            "horizon_months=3",
+            "workload.train.arrivals_per_day=20000",
+            "workload.train.gpus={ 1 = 0.5, 8 = 0.5 }",
+            "strategy.hybrid.burst_after_wait_h=100",
+            "strategy.hybrid.queue=backfill",
+            "strategy.reserved.burst_after_wait_h=100",
+            "strategy.reserved.queue=backfill",
+            "max_events=3000000",
+        ],
+    );
+    assert_refused(
+        &output,
+        1,
+        "many waiting jobs keep asking pools that refuse them (again every availability.retry_h)",
+        "scheduler work",
+    );
+    assert!(!out.exists());
+}
+
+// ---- outputs ---------------------------------------------------------------------------------
+
+#[test]
+fn a_folder_of_another_scenario_is_kept_unless_forced() {
+    let dir = temp_dir("another");
+    let out = dir.join("out");
+    let out_text = out.to_string_lossy().into_owned();
+    let first = fleetsim(&["run", SMALL, "--out", &out_text, "--quiet"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let before = std::fs::read(out.join("summary.csv")).unwrap();
+    let other = fleetsim(&[
+        "run",
+        "tests/data/features.toml",
+        "--out",
+        &out_text,
+        "--quiet",
+    ]);
+    assert_refused(
+        &other,
+        1,
+        "holds results of another scenario (`bad`); choose another folder with --out, or pass --force to overwrite",
+        "another scenario",
+    );
+    assert_eq!(std::fs::read(out.join("summary.csv")).unwrap(), before);
+    // The same scenario may rewrite its own folder; --force overwrites another's.
+    let again = fleetsim(&["run", SMALL, "--out", &out_text, "--quiet"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    let forced = fleetsim(&[
+        "run",
+        "tests/data/features.toml",
+        "--out",
+        &out_text,
+        "--quiet",
+        "--force",
+    ]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+    // No temporary file is left anywhere.
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!name.ends_with(".partial"), "{name} left behind");
+    }
+}
+
+#[test]
+fn a_folder_of_other_files_is_kept_unless_forced() {
+    let dir = temp_dir("other-files");
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    let output = fleetsim(&["run", SMALL, "--out", &dir.to_string_lossy(), "--quiet"]);
+    assert_refused(
+        &output,
+        1,
+        "is not empty and holds no fleetsim results; choose another folder with --out, or pass --force",
+        "other files",
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
+fn an_output_folder_that_cannot_be_written_is_reported_with_its_path_before_simulating() {
+    let dir = temp_dir("unwritable");
+    // A folder inside a regular file cannot be created, whoever runs the test.
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let out = file.join("out");
+    let output = fleetsim(&["run", SMALL, "--out", &out.to_string_lossy(), "--quiet"]);
+    assert_refused(
+        &output,
+        1,
+        &format!("error: {}: cannot write: ", out.display()),
+        "folder in a file",
+    );
+    // A read-only folder (only meaningful when not running as root, who may write anyway).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let read_only = dir.join("read-only");
+        std::fs::create_dir(&read_only).unwrap();
+        std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let privileged = std::fs::write(read_only.join("probe"), "").is_ok();
+        if !privileged {
+            let out = read_only.join("out");
+            let output = fleetsim(&["run", SMALL, "--out", &out.to_string_lossy(), "--quiet"]);
+            assert_refused(
+                &output,
+                1,
+                &format!("error: {}: cannot write: Permission denied", out.display()),
+                "read-only folder",
+            );
+        }
+        std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+/// Ctrl-C stops a long run promptly with exit code 130 and a message, and leaves no result:
+/// neither files nor the folder it would have created.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_cleanly_and_writes_nothing() {
+    let dir = temp_dir("ctrl-c");
+    let out = dir.join("out");
+    // Long enough to be running when the signal comes (minutes uninterrupted).
+    let child = Command::new(env!("CARGO_BIN_EXE_fleetsim"))
+        .args([
+            "run",
+            "--out",
+            &out.to_string_lossy(),
+            "--replications",
+            "100000",
+            "--threads",
+            "2",
+            "--quiet",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("fleetsim starts");
+    std::thread::sleep(Duration::from_millis(1500));
+    let signal = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(signal.success());
+    let signalled = Instant::now();
+    let output = child.wait_with_output().expect("fleetsim ends");
+    let message = stderr(&output);
+    assert!(
+        signalled.elapsed() < Duration::from_secs(10),
+        "stopping took {:?}",
+        signalled.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(130), "{message}");
+    assert!(
+        message.contains("error: interrupted: stopped by Ctrl-C after"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("no result was written to {}", out.display())),
+        "{message}"
+    );
+    assert!(!out.exists(), "an interrupted run left {}", out.display());
+}
