@@ -24,3 +24,6 @@ run mmc benches/mmc.toml --replications 3 --threads 2 --trace
 run mmc-backfill benches/mmc.toml --replications 2 --set horizon_months=6 \
     --set strategy.fifo.queue=backfill --set pool.cluster.gpus_per_node=8 --set pool.cluster.nodes=12
 run spot benches/spot.toml --replications 4 --threads 2 --trace
+for scenario in spot-checkpointing specialist-cloud-shortfall dgx-payback reserved-vs-on-demand; do
+    run "$scenario" "scenarios/$scenario.toml" --replications 4 --threads 2
+done
