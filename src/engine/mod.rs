@@ -6,8 +6,9 @@
 //!
 //! **Invariant:** no I/O, no clock or environment reads; time never goes back.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+mod queue;
+
+use queue::{Entry, EventHeap};
 
 /// A simulation model: it reacts to its events and schedules new ones.
 pub trait Model {
@@ -42,53 +43,27 @@ pub enum EngineError {
     EventBudgetExhausted { events_max: u64, at_h: f64 },
 }
 
-struct Entry<E> {
-    at_h: f64,
-    seq: u64,
-    event: E,
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed: `BinaryHeap` is a max-heap and we want the earliest (then first scheduled) event.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .at_h
-            .total_cmp(&self.at_h)
-            .then(other.seq.cmp(&self.seq))
-    }
-}
-
 /// The clock and the pending events.
 pub struct Sim<E> {
     now_h: f64,
     seq: u64,
-    queue: BinaryHeap<Entry<E>>,
+    queue: EventHeap<E>,
     events_handled: u64,
 }
 
-impl<E> Default for Sim<E> {
+impl<E: Copy> Default for Sim<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> Sim<E> {
+/// Events are small plain values (`Copy`): the heap moves them by copy.
+impl<E: Copy> Sim<E> {
     pub fn new() -> Self {
         Self {
             now_h: 0.0,
             seq: 0,
-            queue: BinaryHeap::new(),
+            queue: EventHeap::new(),
             events_handled: 0,
         }
     }
@@ -117,11 +92,7 @@ impl<E> Sim<E> {
         );
         assert!(!at_h.is_nan(), "event scheduled at NaN");
         self.seq += 1;
-        self.queue.push(Entry {
-            at_h,
-            seq: self.seq,
-            event,
-        });
+        self.queue.push(Entry::new(at_h, self.seq, event));
     }
 
     /// Schedules `event` `delay_h` hours from now.
@@ -139,25 +110,27 @@ impl<E> Sim<E> {
             let Some(next) = self.queue.peek() else {
                 return Ok(RunEnd::Drained);
             };
-            if next.at_h > limits.horizon_h {
+            let at_h = next.at_h();
+            if at_h > limits.horizon_h {
                 return Ok(RunEnd::Horizon);
             }
             let next = self.queue.pop().expect("peeked entry exists");
             assert!(
-                next.at_h >= self.now_h,
-                "time went back: {} < {}",
-                next.at_h,
+                at_h >= self.now_h,
+                "time went back: {at_h} < {}",
                 self.now_h
             );
-            self.now_h = next.at_h;
+            self.now_h = at_h;
             self.events_handled += 1;
             model.handle(next.event, self);
         }
         match self.queue.peek() {
-            Some(next) if next.at_h <= limits.horizon_h => Err(EngineError::EventBudgetExhausted {
-                events_max: limits.events_max,
-                at_h: self.now_h,
-            }),
+            Some(next) if next.at_h() <= limits.horizon_h => {
+                Err(EngineError::EventBudgetExhausted {
+                    events_max: limits.events_max,
+                    at_h: self.now_h,
+                })
+            }
             Some(_) => Ok(RunEnd::Horizon),
             None => Ok(RunEnd::Drained),
         }
