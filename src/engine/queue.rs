@@ -86,6 +86,29 @@ impl<E: Copy> EventHeap<E> {
         self.entries[hole] = entry;
     }
 
+    /// Puts `entry` in place of the earliest entry (which must exist): it goes down from the
+    /// root while a child is earlier. Cheaper than a pop then a push, and cheapest when the
+    /// new entry is early itself.
+    pub(super) fn replace_top(&mut self, entry: Entry<E>) {
+        let len = self.entries.len();
+        assert!(len > 0, "replacing the top of an empty heap");
+        let mut hole = 0;
+        loop {
+            let first = ARITY * hole + 1;
+            if first >= len {
+                break;
+            }
+            let children = &self.entries[first..(first + ARITY).min(len)];
+            let earliest = earliest(children);
+            if children[earliest].order > entry.order {
+                break;
+            }
+            self.entries[hole] = children[earliest];
+            hole = first + earliest;
+        }
+        self.entries[hole] = entry;
+    }
+
     /// Removes and returns the earliest entry.
     pub(super) fn pop(&mut self) -> Option<Entry<E>> {
         let last = self.entries.pop()?;
@@ -182,7 +205,14 @@ mod tests {
             state
         };
         for seq in 0..20_000u64 {
-            if next() % 3 == 0 {
+            if next() % 5 == 0 && !reference.is_empty() {
+                // Replace the earliest entry, as the engine does when a handler schedules.
+                reference.sort_unstable();
+                reference.remove(0);
+                let at_h = next() % 50;
+                heap.replace_top(Entry::new(at_h as f64, seq, seq));
+                reference.push((at_h, seq));
+            } else if next() % 3 == 0 {
                 let popped = heap.pop().map(|e: Entry<u64>| (e.at_h() as u64, e.event));
                 reference.sort_unstable();
                 let expected = (!reference.is_empty()).then(|| reference.remove(0));
