@@ -12,7 +12,7 @@ mkdir -p "$out"
 run() {
     local name=$1
     shift
-    "$bin" run "$@" --out "$out/$name.tmp" --force --quiet
+    "$bin" run "$@" --out "$out/$name.tmp" --force --quiet --no-charts
     mkdir -p "$out/$name"
     for file in "$out/$name.tmp"/*.csv; do
         mv "$file" "$out/$name/"
