@@ -44,13 +44,13 @@ done
 echo "fleetsim: $runs run(s) of 1 replication on 1 thread" >&2
 for i in $(seq "$runs"); do
     /usr/bin/time -f "%e %U %S" -o "$out/time" "$fleetsim" run benches/mmc.toml "${sets[@]}" \
-        --replications 1 --threads 1 --quiet --force --out "$out/speed"
+        --replications 1 --threads 1 --quiet --no-charts --force --out "$out/speed"
     jobs=$(awk -F, 'NR == 2 { print $5 }' "$out/speed/replications.csv")
     echo "$jobs $(cat "$out/time")" >> "$out/fleetsim.txt"
 done
 
 echo "fleetsim: 20 replications for the mean wait" >&2
-"$fleetsim" run benches/mmc.toml "${sets[@]}" --replications 20 --quiet --force --out "$out/wait"
+"$fleetsim" run benches/mmc.toml "${sets[@]}" --replications 20 --quiet --no-charts --force --out "$out/wait"
 
 python3 - "$out" "$months" "$horizon_h" "$($fleetsim --version)" <<'PY'
 import csv, json, sys
