@@ -5,29 +5,32 @@
 #
 #   benches/measure.sh                    # RUNS=5
 #   WAIT_IDLE=1 benches/measure.sh        # each run waits (up to 10 min) for idle cores
+#   FLEETSIM=/path/to/fleetsim benches/measure.sh   # another build (e.g. an older commit)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
-bin=target/release/fleetsim
+bin=${FLEETSIM:-target/release/fleetsim}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-cargo build --release --quiet
+[ -n "${FLEETSIM:-}" ] || cargo build --release --quiet
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs);" \
-    "$(rustc --version); fleetsim $(git rev-parse --short HEAD)"
+    "$(rustc --version); $bin $("$bin" --version)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# With WAIT_IDLE set: waits until the cores were less than 5 % busy over 2 s (at most 300
+# With WAIT_IDLE set: waits until $1 cores (all by default) were idle over 2 s (at most 300
 # tries), so that other processes on a shared machine do not time-share the cores measured.
 settle() {
     [ -n "${WAIT_IDLE:-}" ] || return 0
-    local before after
+    local need=${1:-$(nproc)} before after
     for _ in $(seq 300); do
         before=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
         sleep 2
         after=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
-        if awk -v a="$before" -v b="$after" 'BEGIN { split(a, x); split(b, y);
-                busy = y[1] - x[1]; all = busy + y[2] - x[2]; exit !(busy * 20 < all) }'; then
+        # Idle share of all cores at least (need - 0.05) / cores.
+        if awk -v a="$before" -v b="$after" -v need="$need" -v cores="$(nproc)" 'BEGIN {
+                split(a, x); split(b, y); busy = y[1] - x[1]; all = busy + y[2] - x[2];
+                exit !((all - busy) * cores >= (need - 0.05) * all) }'; then
             return 0
         fi
     done
@@ -37,7 +40,7 @@ settle() {
 # Runs "$@" RUNS times; prints wall and user seconds of each, one run per line.
 timed() {
     for _ in $(seq "$runs"); do
-        settle
+        settle 1
         /usr/bin/time -f "%e %U %M" -o "$out/time" "$@" > /dev/null
         cat "$out/time"
     done
