@@ -2,7 +2,7 @@
 //! scales with the horizon, the pool size, the number of threads, and with spot capacity.
 //!
 //! ```text
-//! cargo bench --bench engine                  # everything, about three minutes
+//! cargo bench --bench engine                  # everything, about four minutes
 //! cargo bench --bench engine -- mmc/          # one group (a regex over the benchmark ids)
 //! cargo bench --bench engine -- --test        # each benchmark once, as a smoke test
 //! ```

@@ -14,8 +14,10 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 [ -n "${FLEETSIM:-}" ] || cargo build --release --quiet
 
+build="commit $(git rev-parse --short HEAD)"
+[ -z "${FLEETSIM:-}" ] || build=$bin
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs);" \
-    "$(rustc --version); $bin $("$bin" --version)"
+    "$(rustc --version); $("$bin" --version), $build"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # With WAIT_IDLE set: waits until $1 cores (all by default) were idle over 2 s (at most 300
