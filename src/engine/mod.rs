@@ -6,8 +6,9 @@
 //!
 //! **Invariant:** no I/O, no clock or environment reads; time never goes back.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+mod queue;
+
+use queue::{Entry, EventHeap};
 
 /// A simulation model: it reacts to its events and schedules new ones.
 pub trait Model {
@@ -42,53 +43,32 @@ pub enum EngineError {
     EventBudgetExhausted { events_max: u64, at_h: f64 },
 }
 
-struct Entry<E> {
-    at_h: f64,
-    seq: u64,
-    event: E,
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed: `BinaryHeap` is a max-heap and we want the earliest (then first scheduled) event.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .at_h
-            .total_cmp(&self.at_h)
-            .then(other.seq.cmp(&self.seq))
-    }
-}
-
 /// The clock and the pending events.
 pub struct Sim<E> {
     now_h: f64,
     seq: u64,
-    queue: BinaryHeap<Entry<E>>,
+    queue: EventHeap<E>,
+    /// The event being handled is still at the top of the heap: the first event its handler
+    /// schedules takes its place (one sift instead of a pop and a push; a handler usually
+    /// schedules something, and an arrival schedules the next one, often the new earliest).
+    handling_top: bool,
     events_handled: u64,
 }
 
-impl<E> Default for Sim<E> {
+impl<E: Copy> Default for Sim<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> Sim<E> {
+/// Events are small plain values (`Copy`): the heap moves them by copy.
+impl<E: Copy> Sim<E> {
     pub fn new() -> Self {
         Self {
             now_h: 0.0,
             seq: 0,
-            queue: BinaryHeap::new(),
+            queue: EventHeap::new(),
+            handling_top: false,
             events_handled: 0,
         }
     }
@@ -105,7 +85,7 @@ impl<E> Sim<E> {
 
     /// Events waiting in the queue.
     pub fn pending(&self) -> usize {
-        self.queue.len()
+        self.queue.len() - usize::from(self.handling_top)
     }
 
     /// Schedules `event` at absolute time `at_h` (not before now).
@@ -117,11 +97,13 @@ impl<E> Sim<E> {
         );
         assert!(!at_h.is_nan(), "event scheduled at NaN");
         self.seq += 1;
-        self.queue.push(Entry {
-            at_h,
-            seq: self.seq,
-            event,
-        });
+        let entry = Entry::new(at_h, self.seq, event);
+        if self.handling_top {
+            self.handling_top = false;
+            self.queue.replace_top(entry);
+        } else {
+            self.queue.push(entry);
+        }
     }
 
     /// Schedules `event` `delay_h` hours from now.
@@ -139,25 +121,32 @@ impl<E> Sim<E> {
             let Some(next) = self.queue.peek() else {
                 return Ok(RunEnd::Drained);
             };
-            if next.at_h > limits.horizon_h {
+            let at_h = next.at_h();
+            if at_h > limits.horizon_h {
                 return Ok(RunEnd::Horizon);
             }
-            let next = self.queue.pop().expect("peeked entry exists");
+            let event = next.event;
             assert!(
-                next.at_h >= self.now_h,
-                "time went back: {} < {}",
-                next.at_h,
+                at_h >= self.now_h,
+                "time went back: {at_h} < {}",
                 self.now_h
             );
-            self.now_h = next.at_h;
+            self.now_h = at_h;
             self.events_handled += 1;
-            model.handle(next.event, self);
+            self.handling_top = true;
+            model.handle(event, self);
+            if self.handling_top {
+                self.handling_top = false;
+                self.queue.pop();
+            }
         }
         match self.queue.peek() {
-            Some(next) if next.at_h <= limits.horizon_h => Err(EngineError::EventBudgetExhausted {
-                events_max: limits.events_max,
-                at_h: self.now_h,
-            }),
+            Some(next) if next.at_h() <= limits.horizon_h => {
+                Err(EngineError::EventBudgetExhausted {
+                    events_max: limits.events_max,
+                    at_h: self.now_h,
+                })
+            }
             Some(_) => Ok(RunEnd::Horizon),
             None => Ok(RunEnd::Drained),
         }
@@ -223,6 +212,37 @@ mod tests {
         )
         .unwrap();
         assert_eq!(rest.seen[..3], [(2.0, 100), (2.0, 300), (2.0, 199)]);
+    }
+
+    /// Records how many events were pending while it handled each one.
+    struct Pending {
+        seen: Vec<usize>,
+    }
+
+    impl Model for Pending {
+        type Event = u32;
+        fn handle(&mut self, event: u32, sim: &mut Sim<u32>) {
+            self.seen.push(sim.pending());
+            if event == 1 {
+                sim.schedule_in(1.0, 0);
+                sim.schedule_in(2.0, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn the_event_being_handled_is_not_pending() {
+        let mut sim = Sim::new();
+        sim.schedule_at(0.0, 1);
+        sim.schedule_at(5.0, 0);
+        let mut model = Pending { seen: vec![] };
+        let limits = Limits {
+            horizon_h: 10.0,
+            events_max: 10,
+        };
+        assert_eq!(sim.run(&mut model, limits), Ok(RunEnd::Drained));
+        assert_eq!(model.seen, vec![1, 2, 1, 0]);
+        assert_eq!(sim.pending(), 0);
     }
 
     #[test]
