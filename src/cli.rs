@@ -356,6 +356,8 @@ fn simulate_and_write(
             )
         })?
     };
+    let all_written: Vec<PathBuf> = files.iter().chain(&charts).cloned().collect();
+    output::remove_stale(out, &all_written)?;
     if !args.quiet {
         print!("{}", output::summary_table(config, &run_output.aggregates));
         let names: Vec<String> = files

@@ -252,3 +252,46 @@ burst_after_wait_h = 24
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_rerun_leaves_no_file_of_the_earlier_run() {
+    let dir = temp_dir("rerun");
+    let out = dir.join("out");
+    let out_arg = out.to_str().unwrap();
+    let short = [
+        "--replications",
+        "2",
+        "--set",
+        "horizon_months=1",
+        "--quiet",
+    ];
+    let first = fleetsim(&[&["run", "--trace", "--out", out_arg][..], &short].concat());
+    assert_eq!(first.status.code(), Some(0));
+    assert!(out.join("jobs.csv").is_file() && out.join("cumulative_cost.png").is_file());
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+
+    // Without --trace and charts, the trace and charts of the first run would describe other
+    // results than summary.csv: they go.
+    let second = fleetsim(&[&["run", "--no-charts", "--out", out_arg][..], &short].concat());
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert!(out.join("summary.csv").is_file());
+    assert!(!out.join("jobs.csv").exists(), "stale jobs.csv kept");
+    let charts: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".png") || name.ends_with(".svg"))
+        .collect();
+    assert!(charts.is_empty(), "stale charts kept: {charts:?}");
+    // Files that are not fleetsim's stay.
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

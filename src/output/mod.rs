@@ -110,6 +110,20 @@ fn remove_partials(dir: &Path) {
     }
 }
 
+/// Removes the files of an earlier run in `dir` that this run did not write (`jobs.csv`
+/// after a run without `--trace`, charts after `--no-charts`), so that every result file in
+/// the folder belongs to the same run. Only fleetsim's own file names are touched.
+pub fn remove_stale(dir: &Path, written: &[PathBuf]) -> Result<(), OutputError> {
+    let ours = std::iter::once("jobs.csv".to_string()).chain(charts::file_names());
+    for name in ours {
+        let path = dir.join(&name);
+        if !written.contains(&path) && path.is_file() {
+            remove(&path)?;
+        }
+    }
+    Ok(())
+}
+
 /// Removes `dir` if it is empty (a folder a failed run created); anything else stays.
 pub fn remove_if_empty(dir: &Path) {
     let _ = fs::remove_dir(dir);

@@ -159,6 +159,14 @@ fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, png::Encod
     Ok(bytes)
 }
 
+/// The names of the files [`draw_all`] writes, PNG and SVG of every chart.
+pub fn file_names() -> Vec<String> {
+    Chart::ALL
+        .iter()
+        .flat_map(|chart| ["png", "svg"].map(|ext| format!("{}.{ext}", chart.file_stem())))
+        .collect()
+}
+
 /// Draws every chart of the result folder `dir` as PNG and SVG beside its CSV files and returns
 /// the paths written. Nothing is renamed into place until every chart is drawn.
 pub fn draw_all(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
