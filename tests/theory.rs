@@ -67,6 +67,12 @@ opex_per_node_month = 0
 }
 
 fn assert_close(est: &Estimate, exact: f64, relative_width: f64, what: &str) {
+    // Shown with `--nocapture`: the figures of the closing notes come from here.
+    eprintln!(
+        "{what}: simulated {:.6} +- {:.6} (99 %), exact {exact:.6}",
+        est.mean,
+        est.half_width()
+    );
     assert!(
         est.half_width() < relative_width * exact.abs(),
         "{what}: too few samples for this test to fail: {est:?} vs exact {exact}"
