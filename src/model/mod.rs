@@ -310,6 +310,9 @@ struct Job {
     /// Work left, hours on the workload's reference GPU type.
     remaining_ref_h: f64,
     first_start_h: f64,
+    /// `first_start_h` lies ahead (the run waits for a node being provisioned) and is not
+    /// counted yet: if the run is interrupted before then, the job has not started after all.
+    first_start_pending: bool,
     counted: bool,
     burst: bool,
     needs_restore: bool,
@@ -580,6 +583,7 @@ impl<'c> FleetSim<'c> {
                 queued_h: 0.0,
                 remaining_ref_h: 0.0,
                 first_start_h: f64::NAN,
+                first_start_pending: false,
                 counted: false,
                 burst: false,
                 needs_restore: false,
@@ -616,6 +620,7 @@ impl<'c> FleetSim<'c> {
         job.arrival_h = now_h;
         job.remaining_ref_h = duration_h;
         job.first_start_h = f64::NAN;
+        job.first_start_pending = false;
         job.counted = counted;
         job.burst = false;
         job.needs_restore = false;
@@ -882,7 +887,6 @@ impl<'c> FleetSim<'c> {
 
     fn start_run(&mut self, slot: u32, sp: usize, start_h: f64, sim: &mut Sim<Event>) {
         let config = self.config;
-        let horizon_h = config.horizon_h;
         let state = &mut self.pools[sp];
         let job = &mut self.jobs[slot as usize];
         let w = job.workload as usize;
@@ -909,19 +913,12 @@ impl<'c> FleetSim<'c> {
         job.last_pool = sp as u16;
         job.run_start_h = start_h;
         state.counters.jobs_started += 1;
-        if job.first_start_h.is_nan() {
+        let first_start = job.first_start_h.is_nan();
+        if first_start {
             job.first_start_h = start_h;
-            if job.counted && start_h <= horizon_h {
-                let wait_h = start_h - job.arrival_h;
-                self.totals.wait_sum_h += wait_h;
-                self.totals.waits += 1;
-                let month = &mut self.months[config.calendar.month_of(start_h)];
-                month.wait_sum_h += wait_h;
-                month.waits += 1;
-                self.waits
-                    .saturating_record(round_to_u64(wait_h * WAIT_UNITS_PER_H));
-            }
+            job.first_start_pending = start_h > sim.now_h();
         }
+        let record_now = first_start && !job.first_start_pending;
         if state.facts.elastic && !job.burst {
             job.burst = true;
             if job.counted {
@@ -931,6 +928,41 @@ impl<'c> FleetSim<'c> {
         let end_h = start_h + job.plan.total_h();
         let (run, job_id) = (job.run, slot);
         sim.schedule_at(end_h, Event::RunEnds { job: job_id, run });
+        if record_now {
+            self.record_first_start(slot);
+        }
+    }
+
+    /// Counts a job's wait to its first start, once that start has happened.
+    fn record_first_start(&mut self, slot: u32) {
+        let job = &mut self.jobs[slot as usize];
+        job.first_start_pending = false;
+        let start_h = job.first_start_h;
+        if job.counted && start_h <= self.config.horizon_h {
+            let wait_h = start_h - job.arrival_h;
+            self.totals.wait_sum_h += wait_h;
+            self.totals.waits += 1;
+            let month = &mut self.months[self.config.calendar.month_of(start_h)];
+            month.wait_sum_h += wait_h;
+            month.waits += 1;
+            self.waits
+                .saturating_record(round_to_u64(wait_h * WAIT_UNITS_PER_H));
+        }
+    }
+
+    /// Settles a first start that was ahead when the run was placed: it happened if `now_h`
+    /// has reached it; otherwise the run never began and the job has not started yet.
+    fn settle_first_start(&mut self, slot: u32, now_h: f64) {
+        let job = &mut self.jobs[slot as usize];
+        if !job.first_start_pending {
+            return;
+        }
+        if now_h >= job.first_start_h {
+            self.record_first_start(slot);
+        } else {
+            job.first_start_pending = false;
+            job.first_start_h = f64::NAN;
+        }
     }
 
     /// Adds busy GPU-hours of a job's run on pool `sp` over `[from_h, to_h)`.
@@ -987,6 +1019,7 @@ impl<'c> FleetSim<'c> {
 
     fn run_ends(&mut self, slot: u32, sim: &mut Sim<Event>) {
         let now_h = sim.now_h();
+        self.settle_first_start(slot, now_h);
         let job = &self.jobs[slot as usize];
         let sp = job.pool as usize;
         let (gpus, from_h, checkpoint_h) = (job.gpus, job.run_start_h, job.plan.checkpoint_h());
@@ -1023,6 +1056,8 @@ impl<'c> FleetSim<'c> {
         );
         let gpus = job.gpus;
         let from_h = job.run_start_h;
+        self.settle_first_start(slot, now_h);
+        let job = &self.jobs[slot as usize];
         let outcome = job.plan.interrupted_after(now_h - from_h);
         let (workload, rate) = (job.workload as usize, self.pools[sp].job_rate_per_gpu_h);
         let slowdown = self.pools[sp].slowdown[workload];
@@ -1039,7 +1074,11 @@ impl<'c> FleetSim<'c> {
         job.cost += gpus_f * (now_h - from_h).max(0.0) * rate;
         job.run = job.run.wrapping_add(1);
         job.pool = NO_POOL;
-        job.needs_restore = has_checkpoint;
+        // A run cut short before it began (its gang waited for a node being provisioned) wrote
+        // and read nothing: whether the next run restores stays as it was.
+        if now_h >= from_h {
+            job.needs_restore = has_checkpoint;
+        }
         match cause {
             Cause::Preemption => {
                 job.preemptions += 1;
@@ -1333,6 +1372,8 @@ impl<'c> FleetSim<'c> {
                 continue;
             }
             if job.pool != NO_POOL {
+                self.settle_first_start(slot, horizon_h);
+                let job = &self.jobs[slot as usize];
                 let (sp, gpus, from_h) = (job.pool as usize, job.gpus, job.run_start_h);
                 let partial = job.plan.interrupted_after(horizon_h - from_h);
                 self.account_busy(sp, gpus, from_h, horizon_h);
