@@ -176,7 +176,7 @@ pub const CAPTION_MIN_PX: u32 = 20;
 const TITLE_MIN_PX: u32 = 30;
 
 /// `text` in lines no wider than `width_max` pixels, broken between words.
-fn wrap<DB: DrawingBackend>(
+pub fn wrap<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: &str,
     style: &TextStyle,

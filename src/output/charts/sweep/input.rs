@@ -145,6 +145,10 @@ pub struct SweepResults {
     pub parameters: Vec<Parameter>,
     /// A full grid: every combination of the parameters' levels is a point.
     pub grid: bool,
+    /// `relevant[strategy][parameter]`: whether the parameter can change the strategy's
+    /// results (as the terminal's best points say: `strategy.S.*` only S's, `pool.P.*` only
+    /// those of the strategies using pool P, any other field all).
+    pub relevant: Vec<Vec<bool>>,
     /// `stats[metric][strategy][point]`.
     stats: Vec<Vec<Vec<Option<Stat>>>>,
 }
@@ -241,11 +245,13 @@ impl SweepResults {
         }
         let combinations: usize = parameters.iter().map(|p| p.levels.len()).product();
         let grid = meta.sampling.method == "grid" && combinations == n_points;
+        let relevant = relevance(&meta.scenario, &strategies, &paths);
         Ok(Self {
             meta,
             strategies,
             parameters,
             grid,
+            relevant,
             stats,
         })
     }
@@ -303,6 +309,38 @@ impl SweepResults {
     pub fn replications(&self) -> String {
         super::super::style::replications(self.meta.replications)
     }
+}
+
+/// Per strategy, whether each parameter can change its results, from the strategies' pools in
+/// the resolved scenario (the rule of `sweep::plan::relevance`, which works on the whole
+/// `sweep.json`; the charts read only the part they need).
+fn relevance(scenario: &serde_json::Value, strategies: &[String], paths: &[String]) -> Vec<Vec<bool>> {
+    let defined = scenario["strategy"].as_array().cloned().unwrap_or_default();
+    strategies
+        .iter()
+        .map(|name| {
+            let pools: Vec<&str> = defined
+                .iter()
+                .find(|s| s["name"].as_str() == Some(name))
+                .and_then(|s| s["pools"].as_array())
+                .map(|pools| pools.iter().filter_map(|p| p.as_str()).collect())
+                .unwrap_or_default();
+            paths
+                .iter()
+                .map(|path| {
+                    let mut parts = path.splitn(3, '.');
+                    match (parts.next(), parts.next(), parts.next()) {
+                        (Some("strategy"), Some(strategy), Some(_)) => strategy == name,
+                        // Unknown pools (a sweep.json without the scenario): assume it matters.
+                        (Some("pool"), Some(pool), Some(_)) => {
+                            pools.is_empty() || pools.contains(&pool)
+                        }
+                        _ => true,
+                    }
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// One row of `sweep.csv` that the charts use.
