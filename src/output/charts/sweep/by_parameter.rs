@@ -198,8 +198,12 @@ pub fn draw<DB: DrawingBackend>(
     });
     let extent = style::extent(values);
     let y_range = match metric {
-        // Waits start at zero: no wait is the reference.
-        Metric::WaitP95 => 0.0..(extent.end.max(0.1) * 1.08),
+        // Waits start at zero, no wait being the reference, with a little room below so that
+        // dots at zero are not cut by the axis.
+        Metric::WaitP95 => {
+            let top = extent.end.max(0.1) * 1.08;
+            (-0.03 * top)..top
+        }
         _ => style::padded(extent, 0.08),
     };
     let money = MoneyAxis::new(&y_range, &results.meta.currency);
@@ -209,6 +213,8 @@ pub fn draw<DB: DrawingBackend>(
     };
     let y_label = |y: f64| match metric {
         Metric::TotalCost => money.label(y),
+        // No tick in the room below zero.
+        _ if y < 0.0 => String::new(),
         _ => style::number_label(y, &y_range),
     };
 
@@ -216,6 +222,10 @@ pub fn draw<DB: DrawingBackend>(
     let cells = area.split_evenly((rows, cols));
     let ticks_max = (style::WIDTH_PX as usize / cols / 120).max(3);
     let axis = ParamAxis::new(parameter.scale, &parameter.levels, ticks_max, results.grid);
+    let x_title = match cells.first() {
+        Some(cell) => parameter.title_within(cell, cell.dim_in_pixel().0.saturating_sub(160))?,
+        None => parameter.title(),
+    };
     for (panel, cell) in panels.iter().zip(&cells) {
         let mut builder = ChartBuilder::on(cell);
         if !panel.caption.is_empty() {
@@ -236,7 +246,7 @@ pub fn draw<DB: DrawingBackend>(
             .y_labels(if rows > 1 { 6 } else { 9 })
             .x_label_formatter(&|position| axis.label(*position))
             .y_label_formatter(&|y| y_label(*y))
-            .x_desc(parameter.title())
+            .x_desc(x_title.clone())
             // A long rotated title would not fit the height of a panel in a grid.
             .y_desc(if rows == 1 {
                 y_title.clone()

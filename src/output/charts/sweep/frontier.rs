@@ -155,9 +155,10 @@ pub fn draw<DB: DrawingBackend>(
     let (plot_area, list_area) = area.split_horizontally(width.saturating_sub(LIST_W_PX));
 
     let waits = style::extent(dots.iter().map(|d| d.wait_h));
-    // Waits start at zero: no wait is the reference.
+    // Waits start at zero, no wait being the reference, with a little room left of it so that
+    // dots at zero are not cut by the axis.
     let wait_top = if waits.end > 0.0 { waits.end } else { 1.0 };
-    let x_range = waits.start.min(0.0)..(wait_top * 1.06);
+    let x_range = (waits.start.min(0.0) - 0.03 * wait_top)..(wait_top * 1.06);
     let y_range = style::padded(style::extent(dots.iter().map(|d| d.cost)), 0.06);
     let money = MoneyAxis::new(&y_range, &meta.currency);
     let mut chart = ChartBuilder::on(&plot_area)
@@ -172,7 +173,14 @@ pub fn draw<DB: DrawingBackend>(
     style::style_mesh(&mut mesh);
     mesh.x_labels(8)
         .y_labels(10)
-        .x_label_formatter(&|hours| style::number_label(*hours, &x_range))
+        .x_label_formatter(&|hours| {
+            // No tick in the room left of zero.
+            if *hours < 0.0 {
+                String::new()
+            } else {
+                style::number_label(*hours, &x_range)
+            }
+        })
         .y_label_formatter(&|amount| money.label(*amount))
         .x_desc("p95 wait from arrival to first start (hours)")
         .y_desc(format!(

@@ -257,8 +257,8 @@ fn draw_cells<DB: DrawingBackend>(
         .y_labels(y_labels.len())
         .x_label_formatter(&|i| x_axis.label(*i))
         .y_label_formatter(&|i| y_axis.label(*i))
-        .x_desc(px.title())
-        .y_desc(py.title())
+        .x_desc(px.title_within(cell, cell.dim_in_pixel().0.saturating_sub(BAR_AREA_PX + 120))?)
+        .y_desc(py.title_within(cell, cell.dim_in_pixel().1.saturating_sub(120))?)
         .draw()?;
 
     let (lo, hi) = costs.extent();
@@ -339,8 +339,8 @@ fn draw_dots<DB: DrawingBackend>(
         .y_labels(6)
         .x_label_formatter(&|p| x_axis.label(*p))
         .y_label_formatter(&|p| y_axis.label(*p))
-        .x_desc(px.title())
-        .y_desc(py.title())
+        .x_desc(px.title_within(cell, cell.dim_in_pixel().0.saturating_sub(BAR_AREA_PX + 120))?)
+        .y_desc(py.title_within(cell, cell.dim_in_pixel().1.saturating_sub(120))?)
         .draw()?;
     let (lo, hi) = costs.extent();
     let money = MoneyAxis::new(&(lo..hi), &results.meta.currency);

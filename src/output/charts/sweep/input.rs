@@ -129,6 +129,26 @@ impl Parameter {
         }
     }
 
+    /// The axis title, or a shorter one (the short name with the unit, then the short name
+    /// alone) when it is longer than `length_px` in the axis font: panels in a grid are narrow.
+    pub fn title_within<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+        length_px: u32,
+    ) -> super::super::style::DrawResult<String, DB> {
+        let short = match &self.unit {
+            Some(unit) => format!("{} ({unit})", self.name),
+            None => self.name.clone(),
+        };
+        for title in [self.title(), short] {
+            let style = super::super::style::font(super::super::style::AXIS_PX);
+            if area.estimate_text_size(&title, &style)?.0 <= length_px {
+                return Ok(title);
+            }
+        }
+        Ok(self.name.clone())
+    }
+
     /// "dgx.nodes = 4"
     pub fn at(&self, level: usize) -> String {
         format!("{} = {}", self.name, self.levels[level].label())
