@@ -205,7 +205,7 @@ fn pad(range: Range<f64>) -> Range<f64> {
 /// Ticks at round numbers (1, 2, 2.5 or 5 times a power of ten) inside `range`.
 pub fn nice_ticks(range: &Range<f64>, ticks_max: usize) -> Vec<(f64, String)> {
     let span = range.end - range.start;
-    if !(span > 0.0) {
+    if span.is_nan() || span <= 0.0 {
         return Vec::new();
     }
     let raw = span / ticks_max as f64;
@@ -360,7 +360,10 @@ mod tests {
         let levels: Vec<Level> = [0.0, 2.0, 4.0, 8.0].map(Level::Number).to_vec();
         let axis = ParamAxis::new(Scale::Linear, &levels, 10, true);
         assert_eq!(
-            axis.ticks().iter().map(|t| t.1.as_str()).collect::<Vec<_>>(),
+            axis.ticks()
+                .iter()
+                .map(|t| t.1.as_str())
+                .collect::<Vec<_>>(),
             ["0", "2", "4", "8"]
         );
         assert_eq!(axis.label(4.0), "4");
@@ -374,7 +377,10 @@ mod tests {
         let levels: Vec<Level> = [1.0, 3.5, 20.0, 700.0, 1000.0].map(Level::Number).to_vec();
         let axis = ParamAxis::new(Scale::Log, &levels, 8, false);
         assert_eq!(
-            axis.ticks().iter().map(|t| t.1.as_str()).collect::<Vec<_>>(),
+            axis.ticks()
+                .iter()
+                .map(|t| t.1.as_str())
+                .collect::<Vec<_>>(),
             ["1", "10", "100", "1,000"]
         );
         let axis = ParamAxis::new(Scale::Log, &levels, 12, false);

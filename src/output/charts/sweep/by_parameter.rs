@@ -189,13 +189,16 @@ pub fn draw<DB: DrawingBackend>(
     let area = style::legend(&area, &items)?;
 
     // One scale for every panel, so that panels compare at a glance.
-    let values = panels.iter().flat_map(|p| p.marks.iter().flatten()).flat_map(|m| {
-        if results.grid {
-            vec![m.stat.mean, m.stat.ci95_low, m.stat.ci95_high]
-        } else {
-            vec![m.stat.mean]
-        }
-    });
+    let values = panels
+        .iter()
+        .flat_map(|p| p.marks.iter().flatten())
+        .flat_map(|m| {
+            if results.grid {
+                vec![m.stat.mean, m.stat.ci95_low, m.stat.ci95_high]
+            } else {
+                vec![m.stat.mean]
+            }
+        });
     let extent = style::extent(values);
     let y_range = match metric {
         // Waits start at zero, no wait being the reference, with a little room below so that
@@ -208,7 +211,11 @@ pub fn draw<DB: DrawingBackend>(
     };
     let money = MoneyAxis::new(&y_range, &results.meta.currency);
     let y_title = match metric {
-        Metric::TotalCost => format!("Total cost {}, amortised ({})", results.horizon(), money.unit),
+        Metric::TotalCost => format!(
+            "Total cost {}, amortised ({})",
+            results.horizon(),
+            money.unit
+        ),
         _ => "p95 wait from arrival to first start (hours)".to_string(),
     };
     let y_label = |y: f64| match metric {
@@ -291,11 +298,20 @@ fn sample_name(method: &str) -> String {
 /// root of the number of points.
 fn bins(levels: usize, points: usize) -> usize {
     let by_points = ((points as f64).sqrt().round() as usize).clamp(BINS_MIN, BINS_MAX);
-    if levels <= by_points { levels } else { by_points }
+    if levels <= by_points {
+        levels
+    } else {
+        by_points
+    }
 }
 
 /// A marker at (x, y): filled, or hollow for a point with unfinished jobs.
-fn marker(at: (f64, f64), radius: i32, color: RGBColor, hollow: bool) -> [Circle<(f64, f64), i32>; 2] {
+fn marker(
+    at: (f64, f64),
+    radius: i32,
+    color: RGBColor,
+    hollow: bool,
+) -> [Circle<(f64, f64), i32>; 2] {
     if hollow {
         [
             Circle::new(at, radius, WHITE.filled()),
@@ -478,7 +494,12 @@ mod tests {
 
     #[test]
     fn a_trend_averages_the_dots_of_each_bin() {
-        let marks = [mark(0.0, 1.0), mark(1.0, 3.0), mark(9.0, 10.0), mark(10.0, 20.0)];
+        let marks = [
+            mark(0.0, 1.0),
+            mark(1.0, 3.0),
+            mark(9.0, 10.0),
+            mark(10.0, 20.0),
+        ];
         // Two bins of 0..10: [0, 5) and [5, 10].
         assert_eq!(
             trend(&marks, false, 2, &(0.0..10.0)),

@@ -43,7 +43,11 @@ const MISSING: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
 
 /// The colour of `t` in 0..=1 on viridis, interpolated between its steps.
 pub fn viridis(t: f64) -> RGBColor {
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let scaled = t * (VIRIDIS.len() - 1) as f64;
     let below = (scaled.floor() as usize).min(VIRIDIS.len() - 2);
     let f = scaled - below as f64;
@@ -76,8 +80,16 @@ struct Costs {
 
 impl Costs {
     fn extent(&self) -> (f64, f64) {
-        let lo = self.values.iter().map(|v| v.1).fold(f64::INFINITY, f64::min);
-        let hi = self.values.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
+        let lo = self
+            .values
+            .iter()
+            .map(|v| v.1)
+            .fold(f64::INFINITY, f64::min);
+        let hi = self
+            .values
+            .iter()
+            .map(|v| v.1)
+            .fold(f64::NEG_INFINITY, f64::max);
         (lo, hi)
     }
 
@@ -204,7 +216,15 @@ pub fn draw<DB: DrawingBackend>(
             strategy_color(costs.strategy),
         )?;
         if results.grid {
-            draw_cells(cell, results, costs, x, y, (rows, cols), (caption, caption_style))?;
+            draw_cells(
+                cell,
+                results,
+                costs,
+                x,
+                y,
+                (rows, cols),
+                (caption, caption_style),
+            )?;
         } else {
             draw_dots(cell, results, costs, x, y, rows, (caption, caption_style))?;
         }
@@ -257,7 +277,10 @@ fn draw_cells<DB: DrawingBackend>(
         .y_labels(y_labels.len())
         .x_label_formatter(&|i| x_axis.label(*i))
         .y_label_formatter(&|i| y_axis.label(*i))
-        .x_desc(px.title_within(cell, cell.dim_in_pixel().0.saturating_sub(BAR_AREA_PX + 120))?)
+        .x_desc(px.title_within(
+            cell,
+            cell.dim_in_pixel().0.saturating_sub(BAR_AREA_PX + 120),
+        )?)
         .y_desc(py.title_within(cell, cell.dim_in_pixel().1.saturating_sub(120))?)
         .draw()?;
 
@@ -277,9 +300,10 @@ fn draw_cells<DB: DrawingBackend>(
                 (i as f64 - 0.5, j as f64 - 0.5),
                 (i as f64 + 0.5, j as f64 + 0.5),
             ];
-            let point = costs.values.iter().find(|(p, _)| {
-                px.level_of[*p] == i && py.level_of[*p] == j
-            });
+            let point = costs
+                .values
+                .iter()
+                .find(|(p, _)| px.level_of[*p] == i && py.level_of[*p] == j);
             let (fill, label) = match point {
                 Some(&(_, cost)) => (cost_color(cost, lo, hi), money.label(cost)),
                 None => (MISSING, "–".to_string()),
@@ -339,19 +363,17 @@ fn draw_dots<DB: DrawingBackend>(
         .y_labels(6)
         .x_label_formatter(&|p| x_axis.label(*p))
         .y_label_formatter(&|p| y_axis.label(*p))
-        .x_desc(px.title_within(cell, cell.dim_in_pixel().0.saturating_sub(BAR_AREA_PX + 120))?)
+        .x_desc(px.title_within(
+            cell,
+            cell.dim_in_pixel().0.saturating_sub(BAR_AREA_PX + 120),
+        )?)
         .y_desc(py.title_within(cell, cell.dim_in_pixel().1.saturating_sub(120))?)
         .draw()?;
     let (lo, hi) = costs.extent();
     let money = MoneyAxis::new(&(lo..hi), &results.meta.currency);
     let (x_px, y_px) = chart.plotting_area().get_pixel_range();
     let radius = ((x_px.end - x_px.start).min(y_px.end - y_px.start) / 40).clamp(7, 14);
-    let at = |p: usize| {
-        (
-            px.coordinate(px.level_of[p]),
-            py.coordinate(py.level_of[p]),
-        )
-    };
+    let at = |p: usize| (px.coordinate(px.level_of[p]), py.coordinate(py.level_of[p]));
     // Dearest first, so that the cheap end of the plane is drawn on top.
     let mut order: Vec<&(usize, f64)> = costs.values.iter().collect();
     order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));

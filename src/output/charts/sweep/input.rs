@@ -251,7 +251,11 @@ impl SweepResults {
             let values: Vec<&serde_json::Value> = meta
                 .points
                 .iter()
-                .map(|p| p.parameters.get(&parameter.path).unwrap_or(&serde_json::Value::Null))
+                .map(|p| {
+                    p.parameters
+                        .get(&parameter.path)
+                        .unwrap_or(&serde_json::Value::Null)
+                })
                 .collect();
             let (scale, levels, level_of) = levels(parameter, &values);
             parameters.push(Parameter {
@@ -319,7 +323,12 @@ impl SweepResults {
     /// "over 24 months", or "over the horizon" when the horizon is varied or unknown.
     pub fn horizon(&self) -> String {
         let varied = self.parameters.iter().any(|p| p.path == "horizon_months");
-        match self.meta.scenario.get("horizon_months").and_then(|m| m.as_u64()) {
+        match self
+            .meta
+            .scenario
+            .get("horizon_months")
+            .and_then(|m| m.as_u64())
+        {
             Some(months) if !varied => format!("over {months} months"),
             _ => "over the horizon".to_string(),
         }
@@ -334,7 +343,11 @@ impl SweepResults {
 /// Per strategy, whether each parameter can change its results, from the strategies' pools in
 /// the resolved scenario (the rule of `sweep::plan::relevance`, which works on the whole
 /// `sweep.json`; the charts read only the part they need).
-fn relevance(scenario: &serde_json::Value, strategies: &[String], paths: &[String]) -> Vec<Vec<bool>> {
+fn relevance(
+    scenario: &serde_json::Value,
+    strategies: &[String],
+    paths: &[String],
+) -> Vec<Vec<bool>> {
     let defined = scenario["strategy"].as_array().cloned().unwrap_or_default();
     strategies
         .iter()
@@ -399,7 +412,10 @@ fn read_sweep_csv(path: &Path) -> Result<Vec<CsvRow>, ChartError> {
     let mut rows = Vec::new();
     for (line, record) in reader.records().enumerate() {
         let record = record.map_err(|error| fail(error.to_string()))?;
-        let Some(metric) = Metric::ALL.into_iter().find(|m| m.name() == &record[metric]) else {
+        let Some(metric) = Metric::ALL
+            .into_iter()
+            .find(|m| m.name() == &record[metric])
+        else {
             continue;
         };
         // Line 1 is the header.
@@ -466,14 +482,24 @@ fn levels(
     // Names (or names and numbers mixed, like `0,1,4,never`): in the order written, then any
     // other value in the order of the points.
     let mut order: Vec<serde_json::Value> = Vec::new();
-    for value in parameter.values.iter().flatten().chain(values.iter().copied()) {
+    for value in parameter
+        .values
+        .iter()
+        .flatten()
+        .chain(values.iter().copied())
+    {
         if !order.contains(value) {
             order.push(value.clone());
         }
     }
     let level_of = values
         .iter()
-        .map(|v| order.iter().position(|o| o == *v).expect("every value is a level"))
+        .map(|v| {
+            order
+                .iter()
+                .position(|o| o == *v)
+                .expect("every value is a level")
+        })
         .collect();
     let levels = order
         .iter()
@@ -536,10 +562,12 @@ mod tests {
 
     #[test]
     fn levels_are_ordered_and_scaled() {
+        const A: &str = "pool.spot.preemption.mean_h";
+        const Q: &str = "strategy.hybrid.burst_after_wait_h";
         let points = json!([
-            {"index": 0, "id": "0", "parameters": {"a": 100, "q": "never"}},
-            {"index": 1, "id": "1", "parameters": {"a": 1, "q": 4}},
-            {"index": 2, "id": "2", "parameters": {"a": 10, "q": 0}},
+            {"index": 0, "id": "0", "parameters": {A: 100, Q: "never"}},
+            {"index": 1, "id": "1", "parameters": {A: 1, Q: 4}},
+            {"index": 2, "id": "2", "parameters": {A: 10, Q: 0}},
         ]);
         let parameters = json!([
             {"path": "pool.spot.preemption.mean_h", "values": [1, 10, 100], "log": false},
@@ -597,7 +625,10 @@ mod tests {
         assert!(looks_logarithmic(&[1.0, 10.0, 100.0, 1000.0]));
         assert!(looks_logarithmic(&[1.0, 3.0, 10.0, 30.0, 100.0]));
         assert!(!looks_logarithmic(&[1.0, 50.0, 100.0, 150.0]));
-        assert!(!looks_logarithmic(&[2.0, 4.0, 8.0]), "less than two decades");
+        assert!(
+            !looks_logarithmic(&[2.0, 4.0, 8.0]),
+            "less than two decades"
+        );
         assert!(!looks_logarithmic(&[0.0, 10.0, 100.0]));
     }
 }

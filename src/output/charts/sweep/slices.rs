@@ -76,9 +76,8 @@ impl Slicing {
     pub fn points(&self, results: &SweepResults, combination: &[usize]) -> Vec<usize> {
         (0..results.n_points())
             .filter(|&point| {
-                let at = |&(j, level): &(usize, usize)| {
-                    results.parameters[j].level_of[point] == level
-                };
+                let at =
+                    |&(j, level): &(usize, usize)| results.parameters[j].level_of[point] == level;
                 self.panels_by
                     .iter()
                     .copied()
@@ -126,7 +125,10 @@ impl Slicing {
                 ),
                 _ => String::new(),
             };
-            parts.push(format!("{} as at the cheapest point{whose}", list(&anchored)));
+            parts.push(format!(
+                "{} as at the cheapest point{whose}",
+                list(&anchored)
+            ));
         }
         parts.join("; ")
     }
