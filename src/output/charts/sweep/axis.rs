@@ -152,7 +152,11 @@ impl ParamAxis {
                 let (lo, hi) = bounds(&numbers);
                 let range = pad(lo..hi);
                 let ticks = if at_levels && numbers.len() <= ticks_max {
-                    numbers.iter().map(|&x| (x, number(x))).collect()
+                    spaced(
+                        numbers.iter().map(|&x| (x, number(x))).collect(),
+                        &range,
+                        ticks_max,
+                    )
                 } else {
                     nice_ticks(&range, ticks_max)
                 };
@@ -162,7 +166,8 @@ impl ParamAxis {
                 let (lo, hi) = bounds(&numbers);
                 let range = pad(lo.log10()..hi.log10());
                 let ticks = if at_levels && numbers.len() <= ticks_max {
-                    numbers.iter().map(|&x| (x.log10(), number(x))).collect()
+                    let ticks = numbers.iter().map(|&x| (x.log10(), number(x))).collect();
+                    spaced(ticks, &range, ticks_max)
                 } else {
                     log_ticks(&range, ticks_max)
                 };
@@ -185,6 +190,31 @@ impl ParamAxis {
         &self.ticks
     }
 }
+
+/// The ticks whose labels have room beside the one before (taken from the left), so that
+/// values bunched together (`0, 0.5, 1, 2, 4, ..., 24`) do not print over each other; the points
+/// between keep their place, only their label goes. Callers allow [`TICK_SLOT_PX`] per tick of
+/// `ticks_max`, so that is the axis' length in pixels.
+fn spaced(ticks: Vec<(f64, String)>, range: &Range<f64>, ticks_max: usize) -> Vec<(f64, String)> {
+    let px_per_unit = (ticks_max * TICK_SLOT_PX) as f64 / (range.end - range.start);
+    let mut kept: Vec<(f64, String)> = Vec::new();
+    for tick in ticks {
+        let fits = kept.last().is_none_or(|last| {
+            let chars = (last.1.chars().count() + tick.1.chars().count()) as f64 / 2.0;
+            (tick.0 - last.0) * px_per_unit >= chars * CHAR_PX + 14.0
+        });
+        if fits {
+            kept.push(tick);
+        }
+    }
+    kept
+}
+
+/// Pixels of axis per tick that the charts allow when they work out `ticks_max`.
+pub const TICK_SLOT_PX: usize = 120;
+
+/// Width of a digit of a tick label, in pixels (DejaVu Sans at the tick size).
+const CHAR_PX: f64 = 14.0;
 
 fn bounds(numbers: &[f64]) -> (f64, f64) {
     let lo = numbers.iter().copied().fold(f64::INFINITY, f64::min);
@@ -370,6 +400,18 @@ mod tests {
         assert_eq!(axis.label(3.0), "");
         let axis = ParamAxis::new(Scale::Linear, &levels, 10, false);
         assert_eq!(axis.ticks().len(), 9, "every whole number from 0 to 8");
+        // Values bunched at one end keep only the labels that have room.
+        let bunched: Vec<Level> = [0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 12.0, 16.0, 20.0, 24.0]
+            .map(Level::Number)
+            .to_vec();
+        let axis = ParamAxis::new(Scale::Linear, &bunched, 12, true);
+        assert_eq!(
+            axis.ticks()
+                .iter()
+                .map(|t| t.1.as_str())
+                .collect::<Vec<_>>(),
+            ["0", "1", "2", "4", "8", "12", "16", "20", "24"]
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ use plotters::prelude::*;
 use super::super::style::{
     self, BAND_ALPHA, DrawResult, INK, LegendItem, MoneyAxis, Swatch, strategy_color,
 };
-use super::axis::{ParamAxis, Scale};
+use super::axis::{ParamAxis, Scale, TICK_SLOT_PX};
 use super::input::{Metric, Stat, SweepResults, UNFINISHED_NOTED};
 use super::slices::{PANELS_MAX, Slicing, join_and};
 
@@ -227,11 +227,11 @@ pub fn draw<DB: DrawingBackend>(
 
     let (rows, cols) = style::panel_grid(panels.len());
     let cells = area.split_evenly((rows, cols));
-    let ticks_max = (style::WIDTH_PX as usize / cols / 120).max(3);
+    let ticks_max = (style::WIDTH_PX as usize / cols / TICK_SLOT_PX).max(3);
     let axis = ParamAxis::new(parameter.scale, &parameter.levels, ticks_max, results.grid);
-    let x_title = match cells.first() {
+    let (x_title, desc_px) = match cells.first() {
         Some(cell) => parameter.title_within(cell, cell.dim_in_pixel().0.saturating_sub(160))?,
-        None => parameter.title(),
+        None => (parameter.title(), style::AXIS_PX),
     };
     for (panel, cell) in panels.iter().zip(&cells) {
         let mut builder = ChartBuilder::on(cell);
@@ -249,7 +249,8 @@ pub fn draw<DB: DrawingBackend>(
             .build_cartesian_2d(axis.clone(), y_range.clone())?;
         let mut mesh = chart.configure_mesh();
         style::style_mesh(&mut mesh);
-        mesh.x_labels(ticks_max)
+        mesh.axis_desc_style(style::font(desc_px))
+            .x_labels(ticks_max)
             .y_labels(if rows > 1 { 6 } else { 9 })
             .x_label_formatter(&|position| axis.label(*position))
             .y_label_formatter(&|y| y_label(*y))
@@ -348,14 +349,26 @@ fn draw_lines<DB: DrawingBackend>(
             strategy_color(idx).mix(BAND_ALPHA).filled(),
         )))?;
     }
+    // Strategies often coincide (the parameter changes neither, or both wait as long): the
+    // earlier ones are drawn wider underneath, so that each shows as a stripe of its colour.
+    // Dots likewise, larger underneath.
+    let n = marks.len();
+    let wider = |idx: usize| (n - 1 - idx).min(3) as u32;
     for (idx, marks) in marks.iter().enumerate() {
-        let color = strategy_color(idx);
         chart.draw_series(LineSeries::new(
             marks.iter().map(|m| (m.x, m.stat.mean)),
-            color.stroke_width(4),
+            strategy_color(idx).stroke_width(3 + 2 * wider(idx)),
         ))?;
+    }
+    for (idx, marks) in marks.iter().enumerate() {
+        let radius = 6 + 2 * wider(idx) as i32;
         for m in marks {
-            chart.draw_series(marker((m.x, m.stat.mean), 7, color, m.unfinished))?;
+            chart.draw_series(marker(
+                (m.x, m.stat.mean),
+                radius,
+                strategy_color(idx),
+                m.unfinished,
+            ))?;
         }
     }
     Ok(())

@@ -9,7 +9,6 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::super::style::{
     self, DrawResult, INK, LegendItem, MUTED, MoneyAxis, Swatch, bold, font, strategy_color,
@@ -111,7 +110,6 @@ pub fn draw<DB: DrawingBackend>(
         }
     }
     let best = frontier(&dots);
-    let listed = spread(&best, LISTED_MAX);
     let any_unfinished = dots.iter().any(|d| d.unfinished);
 
     let mut subtitle = format!(
@@ -119,13 +117,6 @@ pub fn draw<DB: DrawingBackend>(
         results.n_points(),
         results.replications()
     );
-    if best.len() > listed.len() {
-        subtitle.push_str(&format!(
-            "; {} of the {} non-dominated dots are numbered",
-            listed.len(),
-            best.len()
-        ));
-    }
     if any_unfinished {
         subtitle.push_str("; hollow: more than 1 % of jobs unfinished at the end (waits count only the jobs that started), never on the frontier");
     }
@@ -161,6 +152,8 @@ pub fn draw<DB: DrawingBackend>(
     let x_range = (waits.start.min(0.0) - 0.03 * wait_top)..(wait_top * 1.06);
     let y_range = style::padded(style::extent(dots.iter().map(|d| d.cost)), 0.06);
     let money = MoneyAxis::new(&y_range, &meta.currency);
+    let list = List::fit(&list_area, results, &best, &money)?;
+    let listed: Vec<Dot> = list.entries.iter().map(|e| e.dot).collect();
     let mut chart = ChartBuilder::on(&plot_area)
         .margin_left(20)
         .margin_right(30)
@@ -259,7 +252,7 @@ pub fn draw<DB: DrawingBackend>(
         root.draw(&Text::new(label, (x, y), number_style.clone()))?;
     }
 
-    draw_list(&list_area, results, &listed, &money)?;
+    list.draw(&list_area, best.len())?;
     if dots.is_empty() {
         plot_area.draw(&Text::new(
             "sweep.csv has no total_cost and wait_p95_h rows",
@@ -270,62 +263,122 @@ pub fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The listed non-dominated dots, numbered: strategy (in its colour), then its parameter
-/// values, cost and wait, wrapped to the list's width.
-fn draw_list<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    results: &SweepResults,
-    listed: &[Dot],
-    money: &MoneyAxis,
-) -> DrawResult<(), DB> {
-    let (width, height) = area.dim_in_pixel();
-    let width_max = width.saturating_sub(60);
-    let x = 10;
-    let mut y = 14;
-    area.draw(&Text::new(
-        "Non-dominated points",
-        (x, y),
-        bold(style::LEGEND_PX),
-    ))?;
-    y += style::LEGEND_PX as i32 + 14;
-    let text_style = font(LIST_PX);
-    let muted_style = font(LIST_PX).color(&MUTED);
-    let line_px = LIST_PX as i32 + 6;
-    for (k, dot) in listed.iter().enumerate() {
-        let head = format!("{}  {}", k + 1, results.strategies[dot.strategy]);
-        let mut head_style = bold(LIST_PX);
-        head_style.color = strategy_color(dot.strategy).to_backend_color();
-        let values = values_of(results, dot);
-        let numbers = format!(
-            "{} {}, p95 wait {} h",
-            money.label(dot.cost),
-            money.unit,
-            crate::output::thousands(dot.wait_h, if dot.wait_h < 10.0 { 2 } else { 1 })
-        );
-        let body = style::wrap(area, &values, &text_style, width_max)?;
-        let lines = 2 + body.len() as i32;
-        if y + lines * line_px > height as i32 - 10 {
+/// A listed non-dominated dot and the lines that describe it.
+struct Entry {
+    dot: Dot,
+    /// Number and strategy, in the strategy's colour.
+    head: String,
+    /// The parameter values, wrapped to the list's width.
+    values: Vec<String>,
+    /// Cost and wait.
+    numbers: String,
+}
+
+/// The non-dominated dots listed beside the plot: as many as fit (at most [`LISTED_MAX`]),
+/// spread evenly along the frontier, numbered in order of increasing wait.
+struct List {
+    entries: Vec<Entry>,
+}
+
+const LINE_PX: i32 = LIST_PX as i32 + 5;
+const ENTRY_GAP_PX: i32 = 7;
+const LIST_TOP_PX: i32 = 14;
+const LIST_X_PX: i32 = 10;
+const INDENT_PX: i32 = 30;
+
+impl List {
+    fn fit<DB: DrawingBackend>(
+        area: &DrawingArea<DB, Shift>,
+        results: &SweepResults,
+        best: &[Dot],
+        money: &MoneyAxis,
+    ) -> DrawResult<Self, DB> {
+        let (width, height) = area.dim_in_pixel();
+        let width_max = width.saturating_sub((LIST_X_PX + INDENT_PX + 20) as u32);
+        // Below the heading, less a line for the note on the dots not listed.
+        let room = height as i32 - LIST_TOP_PX - style::LEGEND_PX as i32 - 14 - LINE_PX - 10;
+        let mut n = best.len().min(LISTED_MAX);
+        loop {
+            let mut entries = Vec::new();
+            for (k, dot) in spread(best, n).into_iter().enumerate() {
+                let wait_decimals = if dot.wait_h < 10.0 { 2 } else { 1 };
+                entries.push(Entry {
+                    dot,
+                    head: format!("{}  {}", k + 1, results.strategies[dot.strategy]),
+                    values: style::wrap(
+                        area,
+                        &values_of(results, &dot),
+                        &font(LIST_PX),
+                        width_max,
+                    )?,
+                    numbers: format!(
+                        "{} {}, p95 wait {} h",
+                        money.label(dot.cost),
+                        money.unit,
+                        crate::output::thousands(dot.wait_h, wait_decimals)
+                    ),
+                });
+            }
+            let used: i32 = entries
+                .iter()
+                .map(|e| (2 + e.values.len() as i32) * LINE_PX + ENTRY_GAP_PX)
+                .sum();
+            if used <= room || n <= 2 {
+                return Ok(Self { entries });
+            }
+            n -= 1;
+        }
+    }
+
+    /// Draws the list; `n_best` non-dominated dots exist in all.
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        n_best: usize,
+    ) -> DrawResult<(), DB> {
+        let x = LIST_X_PX;
+        let mut y = LIST_TOP_PX;
+        area.draw(&Text::new(
+            "Non-dominated points",
+            (x, y),
+            bold(style::LEGEND_PX),
+        ))?;
+        y += style::LEGEND_PX as i32 + 14;
+        let text_style = font(LIST_PX);
+        let muted_style = font(LIST_PX).color(&MUTED);
+        for entry in &self.entries {
+            let mut head_style = bold(LIST_PX);
+            head_style.color = strategy_color(entry.dot.strategy).to_backend_color();
+            area.draw(&Text::new(entry.head.clone(), (x, y), head_style))?;
+            y += LINE_PX;
+            for line in &entry.values {
+                area.draw(&Text::new(
+                    line.clone(),
+                    (x + INDENT_PX, y),
+                    text_style.clone(),
+                ))?;
+                y += LINE_PX;
+            }
             area.draw(&Text::new(
-                format!("... {} more in sweep.csv", listed.len() - k),
-                (x, y),
+                entry.numbers.clone(),
+                (x + INDENT_PX, y),
                 muted_style.clone(),
             ))?;
-            break;
+            y += LINE_PX + ENTRY_GAP_PX;
         }
-        area.draw(&Text::new(head, (x, y), head_style))?;
-        y += line_px;
-        for line in body {
-            area.draw(&Text::new(line, (x + 30, y), text_style.clone()))?;
-            y += line_px;
+        if n_best > self.entries.len() {
+            area.draw(&Text::new(
+                format!(
+                    "{} of {}, spread along the frontier",
+                    self.entries.len(),
+                    n_best
+                ),
+                (x, y),
+                muted_style,
+            ))?;
         }
-        area.draw(&Text::new(
-            numbers,
-            (x + 30, y),
-            muted_style.pos(Pos::new(HPos::Left, VPos::Top)),
-        ))?;
-        y += line_px + 8;
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(test)]

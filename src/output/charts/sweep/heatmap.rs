@@ -207,7 +207,11 @@ pub fn draw<DB: DrawingBackend>(
         &what.join("; "),
     )?;
 
-    let (rows, cols) = style::panel_grid(shown.len());
+    let (rows, cols) = if results.grid {
+        layout(&area, shown.len(), px.levels.len(), py.levels.len())
+    } else {
+        style::panel_grid(shown.len())
+    };
     let cells = area.split_evenly((rows, cols));
     for (costs, cell) in shown.iter().zip(&cells) {
         let (caption, caption_style) = style::panel_caption(
@@ -230,6 +234,53 @@ pub fn draw<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+/// The smallest text for the values in the cells; below it, cells stay without values.
+const VALUE_MIN_PX: u32 = 13;
+
+/// Rows and columns of `n` panels of `nx` x `ny` cells on `area`: the usual grid, or panels
+/// side by side or stacked when that gives cells more room for their values (many columns of
+/// cells in narrow panels leave no room for a number such as `9,526`).
+fn layout<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    n: usize,
+    nx: usize,
+    ny: usize,
+) -> (usize, usize) {
+    let (width, height) = area.dim_in_pixel();
+    // Room a value needs at a readable size, and what axes, caption and colour bar take.
+    let (value_w, value_h) = (70.0, 28.0);
+    let room = |(rows, cols): (usize, usize)| {
+        let cell_w =
+            (f64::from(width) / cols as f64 - f64::from(BAR_AREA_PX) - 130.0) / nx.max(1) as f64;
+        let cell_h = (f64::from(height) / rows as f64 - 140.0) / ny.max(1) as f64;
+        (cell_w / value_w).min(cell_h / value_h)
+    };
+    let usual = style::panel_grid(n);
+    let mut best = usual;
+    if n <= 3 {
+        for candidate in [(n, 1), (1, n)] {
+            if room(candidate) > room(best) * 1.2 {
+                best = candidate;
+            }
+        }
+    }
+    best
+}
+
+/// The titles of a panel's axes and their common text size.
+fn axis_titles<DB: DrawingBackend>(
+    cell: &DrawingArea<DB, Shift>,
+    results: &SweepResults,
+    x: usize,
+    y: usize,
+) -> DrawResult<(String, String, u32), DB> {
+    let (width, height) = cell.dim_in_pixel();
+    let (x_title, x_px) =
+        results.parameters[x].title_within(cell, width.saturating_sub(BAR_AREA_PX + 120))?;
+    let (y_title, y_px) = results.parameters[y].title_within(cell, height.saturating_sub(120))?;
+    Ok((x_title, y_title, x_px.min(y_px)))
 }
 
 /// Room for the tick labels of a categorical axis: its widest label plus a margin.
@@ -270,6 +321,7 @@ fn draw_cells<DB: DrawingBackend>(
         .x_label_area_size(if rows > 1 { 66 } else { 76 })
         .y_label_area_size(label_room(cell, &y_labels)?)
         .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
+    let (x_title, y_title, desc_px) = axis_titles(cell, results, x, y)?;
     let mut mesh = chart.configure_mesh();
     style::style_mesh(&mut mesh);
     mesh.disable_mesh()
@@ -277,11 +329,9 @@ fn draw_cells<DB: DrawingBackend>(
         .y_labels(y_labels.len())
         .x_label_formatter(&|i| x_axis.label(*i))
         .y_label_formatter(&|i| y_axis.label(*i))
-        .x_desc(px.title_within(
-            cell,
-            cell.dim_in_pixel().0.saturating_sub(BAR_AREA_PX + 120),
-        )?)
-        .y_desc(py.title_within(cell, cell.dim_in_pixel().1.saturating_sub(120))?)
+        .x_desc(x_title)
+        .y_desc(y_title)
+        .axis_desc_style(font(desc_px))
         .draw()?;
 
     let (lo, hi) = costs.extent();
@@ -290,7 +340,22 @@ fn draw_cells<DB: DrawingBackend>(
     let (x_px, y_px) = chart.plotting_area().get_pixel_range();
     let cell_w = (x_px.end - x_px.start) / px.levels.len().max(1) as i32;
     let cell_h = (y_px.end - y_px.start) / py.levels.len().max(1) as i32;
-    let text_px = (cell_h / 3).clamp(14, style::LEGEND_PX as i32) as u32;
+    // One size for every cell's value: the largest at which the widest value fits a cell.
+    let mut widest = String::new();
+    for &(_, cost) in &costs.values {
+        let label = money.label(cost);
+        if label.len() > widest.len() {
+            widest = label;
+        }
+    }
+    let mut text_px = style::LEGEND_PX;
+    while text_px > VALUE_MIN_PX {
+        let (w, h) = cell.estimate_text_size(&widest, &font(text_px))?;
+        if (w as i32) + 8 <= cell_w && (h as i32) + 4 <= cell_h {
+            break;
+        }
+        text_px -= 1;
+    }
     let value_style = font(text_px);
 
     // Every cell of the plane, grey where the sweep has no value.
@@ -313,7 +378,7 @@ fn draw_cells<DB: DrawingBackend>(
                 Rectangle::new(corners, WHITE.stroke_width(2)),
             ])?;
             let (w, h) = cell.estimate_text_size(&label, &value_style)?;
-            if (w as i32) + 10 <= cell_w && (h as i32) + 6 <= cell_h {
+            if (w as i32) + 8 <= cell_w && (h as i32) + 4 <= cell_h {
                 chart.draw_series(std::iter::once(Text::new(
                     label,
                     (i as f64, j as f64),
@@ -357,17 +422,16 @@ fn draw_dots<DB: DrawingBackend>(
         .x_label_area_size(if rows > 1 { 66 } else { 76 })
         .y_label_area_size(label_room(cell, &y_labels)?)
         .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
+    let (x_title, y_title, desc_px) = axis_titles(cell, results, x, y)?;
     let mut mesh = chart.configure_mesh();
     style::style_mesh(&mut mesh);
     mesh.x_labels(6)
         .y_labels(6)
         .x_label_formatter(&|p| x_axis.label(*p))
         .y_label_formatter(&|p| y_axis.label(*p))
-        .x_desc(px.title_within(
-            cell,
-            cell.dim_in_pixel().0.saturating_sub(BAR_AREA_PX + 120),
-        )?)
-        .y_desc(py.title_within(cell, cell.dim_in_pixel().1.saturating_sub(120))?)
+        .x_desc(x_title)
+        .y_desc(y_title)
+        .axis_desc_style(font(desc_px))
         .draw()?;
     let (lo, hi) = costs.extent();
     let money = MoneyAxis::new(&(lo..hi), &results.meta.currency);

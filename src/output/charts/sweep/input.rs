@@ -129,24 +129,31 @@ impl Parameter {
         }
     }
 
-    /// The axis title, or a shorter one (the short name with the unit, then the short name
-    /// alone) when it is longer than `length_px` in the axis font: panels in a grid are narrow.
+    /// The axis title and its text size: the whole title in the axis font when it fits in
+    /// `length_px`, else the short name with the unit, in a smaller font if need be (panels
+    /// in a grid are narrow), and the short name alone as a last resort.
     pub fn title_within<DB: plotters::prelude::DrawingBackend>(
         &self,
         area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
         length_px: u32,
-    ) -> super::super::style::DrawResult<String, DB> {
+    ) -> super::super::style::DrawResult<(String, u32), DB> {
+        use super::super::style::{AXIS_PX, font};
         let short = match &self.unit {
             Some(unit) => format!("{} ({unit})", self.name),
             None => self.name.clone(),
         };
-        for title in [self.title(), short] {
-            let style = super::super::style::font(super::super::style::AXIS_PX);
-            if area.estimate_text_size(&title, &style)?.0 <= length_px {
-                return Ok(title);
+        let candidates = [
+            (self.title(), AXIS_PX),
+            (short.clone(), AXIS_PX),
+            (short.clone(), AXIS_PX - 4),
+            (short, AXIS_PX - 7),
+        ];
+        for (title, size_px) in candidates {
+            if area.estimate_text_size(&title, &font(size_px))?.0 <= length_px {
+                return Ok((title, size_px));
             }
         }
-        Ok(self.name.clone())
+        Ok((self.name.clone(), AXIS_PX - 7))
     }
 
     /// "dgx.nodes = 4"
