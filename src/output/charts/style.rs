@@ -420,6 +420,14 @@ impl IndexAxis {
         Self { labels, step: 1 }
     }
 
+    /// Every `step`-th label gets a tick, from the first: for more labels than have room.
+    pub fn every_nth(labels: Vec<String>, step: usize) -> Self {
+        Self {
+            labels,
+            step: step.max(1),
+        }
+    }
+
     /// Months (YYYY-MM) with at most `ticks_max` labels, at a step that divides a year.
     pub fn months(labels: Vec<String>, ticks_max: usize) -> Self {
         let n = labels.len();

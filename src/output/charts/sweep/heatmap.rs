@@ -308,9 +308,20 @@ fn draw_cells<DB: DrawingBackend>(
     let (px, py) = (&results.parameters[x], &results.parameters[y]);
     let x_labels: Vec<String> = px.levels.iter().map(|l| l.label()).collect();
     let y_labels: Vec<String> = py.levels.iter().map(|l| l.label()).collect();
+    // As many tick labels as have room: every value when there are few.
+    let (width, height) = cell.dim_in_pixel();
+    let mut x_widest = 0;
+    for label in &x_labels {
+        x_widest = x_widest.max(cell.estimate_text_size(label, &font(style::TICK_PX))?.0);
+    }
+    let x_room = width.saturating_sub(BAR_AREA_PX + label_room(cell, &y_labels)? + 40);
+    let x_ticks = (x_room / (x_widest + 16).max(1)).max(2) as usize;
+    let y_ticks = (height.saturating_sub(160) / (style::TICK_PX + 10)).max(2) as usize;
+    let x_step = x_labels.len().div_ceil(x_ticks);
+    let y_step = y_labels.len().div_ceil(y_ticks);
     let (x_axis, y_axis) = (
-        IndexAxis::every(x_labels.clone()),
-        IndexAxis::every(y_labels.clone()),
+        IndexAxis::every_nth(x_labels.clone(), x_step),
+        IndexAxis::every_nth(y_labels.clone(), y_step),
     );
     let mut chart = ChartBuilder::on(cell)
         .caption(caption, caption_style)
@@ -375,7 +386,11 @@ fn draw_cells<DB: DrawingBackend>(
             };
             chart.draw_series([
                 Rectangle::new(corners, fill.filled()),
-                Rectangle::new(corners, WHITE.stroke_width(2)),
+                // White gaps between cells, unless cells are so small that gaps would hide them.
+                Rectangle::new(
+                    corners,
+                    WHITE.stroke_width(u32::from(cell_w.min(cell_h) >= 14) * 2),
+                ),
             ])?;
             let (w, h) = cell.estimate_text_size(&label, &value_style)?;
             if (w as i32) + 8 <= cell_w && (h as i32) + 4 <= cell_h {

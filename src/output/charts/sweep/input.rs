@@ -336,6 +336,7 @@ impl SweepResults {
             .get("horizon_months")
             .and_then(|m| m.as_u64())
         {
+            Some(1) if !varied => "over 1 month".to_string(),
             Some(months) if !varied => format!("over {months} months"),
             _ => "over the horizon".to_string(),
         }
