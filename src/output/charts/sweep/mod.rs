@@ -4,9 +4,9 @@
 //! - `sweep_frontier`: mean total cost against mean p95 wait at every point and strategy, the
 //!   non-dominated points joined and labelled with their parameter values;
 //! - `sweep_total_cost_by_PATH` and `sweep_wait_p95_h_by_PATH`: the metric against each varied
-//!   parameter, a line with its 95 % band per strategy ([`by_parameter`]);
+//!   parameter, a line with its 95 % band per strategy (`by_parameter.rs`);
 //! - `sweep_total_cost_heatmap`: total cost over the first two varied parameters (numbers
-//!   first), a panel per strategy ([`heatmap`]).
+//!   first), a panel per strategy (`heatmap.rs`).
 //!
 //! Each is rendered as PNG (1600 x 1000) and SVG beside `sweep.csv`, written under temporary
 //! names and renamed into place once all are drawn, like the charts of a run. The `sweep_`
