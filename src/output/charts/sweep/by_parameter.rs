@@ -139,8 +139,10 @@ pub fn draw<DB: DrawingBackend>(
         );
         if !others.is_empty() {
             what.push_str(&format!(
-                "; {} varies from dot to dot too, so the spread about the line is partly its effect",
-                join_and(&others)
+                "; {} {} from dot to dot too, so the spread about the line is partly {} effect",
+                join_and(&others),
+                if others.len() == 1 { "varies" } else { "vary" },
+                if others.len() == 1 { "its" } else { "their" }
             ));
         }
         (vec![panel], what)
@@ -228,7 +230,12 @@ pub fn draw<DB: DrawingBackend>(
     let (rows, cols) = style::panel_grid(panels.len());
     let cells = area.split_evenly((rows, cols));
     let ticks_max = (style::WIDTH_PX as usize / cols / TICK_SLOT_PX).max(3);
-    let axis = ParamAxis::new(parameter.scale, &parameter.levels, ticks_max, results.grid);
+    let axis = ParamAxis::new(
+        parameter.scale,
+        &parameter.levels,
+        ticks_max,
+        parameter.listed,
+    );
     let (x_title, desc_px) = match cells.first() {
         Some(cell) => parameter.title_within(cell, cell.dim_in_pixel().0.saturating_sub(160))?,
         None => (parameter.title(), style::AXIS_PX),

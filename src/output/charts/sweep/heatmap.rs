@@ -169,7 +169,8 @@ pub fn draw<DB: DrawingBackend>(
             .map(|(_, p)| p.name.clone())
             .collect();
         if !others.is_empty() {
-            parts.push(format!("{} varies from dot to dot too", join_and(&others)));
+            let verb = if others.len() == 1 { "varies" } else { "vary" };
+            parts.push(format!("{} {verb} from dot to dot too", join_and(&others)));
         }
         parts
     };
@@ -425,8 +426,8 @@ fn draw_dots<DB: DrawingBackend>(
     (caption, caption_style): (String, TextStyle<'static>),
 ) -> DrawResult<(), DB> {
     let (px, py) = (&results.parameters[x], &results.parameters[y]);
-    let x_axis = ParamAxis::new(px.scale, &px.levels, 6, false);
-    let y_axis = ParamAxis::new(py.scale, &py.levels, 6, false);
+    let x_axis = ParamAxis::new(px.scale, &px.levels, 6, px.listed);
+    let y_axis = ParamAxis::new(py.scale, &py.levels, 6, py.listed);
     let y_labels: Vec<String> = y_axis.ticks().iter().map(|t| t.1.clone()).collect();
     let mut chart = ChartBuilder::on(cell)
         .caption(caption, caption_style)

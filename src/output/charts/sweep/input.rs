@@ -108,6 +108,9 @@ pub struct Parameter {
     pub levels: Vec<Level>,
     /// The level of each point (by position in `sweep.json`).
     pub level_of: Vec<usize>,
+    /// Its values were listed or stepped (a grid, or a sample drawn from a list), not drawn
+    /// from an interval: the values themselves make the best ticks.
+    pub listed: bool,
 }
 
 impl Parameter {
@@ -272,6 +275,7 @@ impl SweepResults {
                 scale,
                 levels,
                 level_of,
+                listed: parameter.values.is_some(),
             });
         }
         let combinations: usize = parameters.iter().map(|p| p.levels.len()).product();
