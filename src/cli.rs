@@ -36,7 +36,8 @@ enum Command {
     Run(RunArgs),
     /// Check a scenario file and report every problem, without simulating
     Validate(ValidateArgs),
-    /// Draw the charts (PNG and SVG) of a result folder again from its CSV files and run.json
+    /// Draw the charts (PNG and SVG) of a result folder again from its CSV files and run.json,
+    /// or of a sweep folder from its sweep.json and sweep.csv
     Plot(PlotArgs),
     /// Run a scenario at many points of its parameters (a grid or a sample), optionally one
     /// shard of them, and write each point's results plus sweep.csv
@@ -87,7 +88,8 @@ struct RunArgs {
 
 #[derive(Debug, clap::Args)]
 struct PlotArgs {
-    /// Result folder written by `fleetsim run` (or merged or copied results)
+    /// Result folder written by `fleetsim run`, or sweep folder written by `fleetsim sweep` or
+    /// `fleetsim merge` (it has a sweep.json); copied folders work too
     dir: PathBuf,
     /// Do not list the files written
     #[arg(long, short)]
@@ -203,7 +205,11 @@ fn validate(args: ValidateArgs) -> Result<()> {
 }
 
 fn plot(args: &PlotArgs) -> Result<()> {
-    let files = output::charts::draw_all(&args.dir)?;
+    let files = if args.dir.join("sweep.json").is_file() {
+        output::charts::sweep::draw_all(&args.dir)?
+    } else {
+        output::charts::draw_all(&args.dir)?
+    };
     if !args.quiet {
         eprintln!(
             "wrote {} chart files (PNG, SVG) to {}",

@@ -31,7 +31,7 @@ fn copied_results(name: &str, leave_out: &[&str]) -> PathBuf {
 }
 
 /// Width, height and RGB pixels of a PNG file.
-fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
+pub(crate) fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
     let file = fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut reader = png::Decoder::new(std::io::BufReader::new(file))
         .read_info()
@@ -46,7 +46,7 @@ fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
 }
 
 /// The text content of every `<text>` element of an SVG file.
-fn svg_texts(svg: &str) -> Vec<String> {
+pub(crate) fn svg_texts(svg: &str) -> Vec<String> {
     svg.split("<text")
         .skip(1)
         .filter_map(|element| {
@@ -57,7 +57,7 @@ fn svg_texts(svg: &str) -> Vec<String> {
         .collect()
 }
 
-fn has_pixel(pixels: &[u8], rgb: [u8; 3]) -> bool {
+pub(crate) fn has_pixel(pixels: &[u8], rgb: [u8; 3]) -> bool {
     pixels.chunks_exact(3).any(|p| p == rgb)
 }
 

@@ -10,5 +10,6 @@ mod fuzz;
 mod properties;
 mod slurm;
 mod sweep;
+mod sweep_charts;
 mod theory;
 mod worked;

@@ -57,6 +57,9 @@ pub(super) struct SweepArgs {
     /// Replace another sweep's results in the output folder
     #[arg(long)]
     force: bool,
+    /// Write no sweep charts (draw them later with `fleetsim plot DIR`); a shard draws none
+    #[arg(long)]
+    no_charts: bool,
     /// No progress bar and no summary (files are still written)
     #[arg(long, short)]
     quiet: bool,
@@ -77,6 +80,9 @@ pub(super) struct MergeArgs {
     /// Replace another sweep's results in the output folder
     #[arg(long)]
     force: bool,
+    /// Write no sweep charts (draw them later with `fleetsim plot DIR`)
+    #[arg(long)]
+    no_charts: bool,
     /// No summary (files are still written)
     #[arg(long, short)]
     quiet: bool,
@@ -151,8 +157,14 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
         command_line,
     };
     let outcome = pool.install(|| sweep::execute(&plan, &options, &stop))?;
+    // A shard has no sweep.csv: its charts come with the merge.
+    let charts = if args.no_charts || outcome.shard.is_some() {
+        Vec::new()
+    } else {
+        draw_charts(&out)?
+    };
     if !args.quiet {
-        report(&plan.info, &outcome, &out);
+        report(&plan.info, &outcome, &out, charts.len());
     }
     Ok(())
 }
@@ -165,16 +177,36 @@ pub(super) fn merge(args: MergeArgs, command_line: Vec<String>) -> Result<()> {
         command_line,
     };
     let (info, outcome) = sweep::merge(&options)?;
+    let charts = if args.no_charts {
+        Vec::new()
+    } else {
+        draw_charts(&args.out)?
+    };
     if !args.quiet {
-        report(&info, &outcome, &args.out);
+        report(&info, &outcome, &args.out, charts.len());
     }
     Ok(())
 }
 
+/// The sweep's charts, drawn from the `sweep.json` and `sweep.csv` just written, exactly as
+/// `fleetsim plot` would draw them.
+fn draw_charts(out: &Path) -> Result<Vec<PathBuf>> {
+    output::charts::sweep::draw_all(out).with_context(|| {
+        format!(
+            "the sweep's files are written but its charts are not; try `fleetsim plot {}`",
+            out.display()
+        )
+    })
+}
+
 /// The best points on stdout; what was done and where on stderr.
-fn report(info: &SweepInfo, outcome: &Outcome, out: &Path) {
+fn report(info: &SweepInfo, outcome: &Outcome, out: &Path, charts: usize) {
     let parameters: Vec<String> = info.parameters.iter().map(|p| p.path.clone()).collect();
     let run = &outcome.invocation;
+    let charts = match charts {
+        0 => String::new(),
+        n => format!(", {n} chart files (PNG, SVG)"),
+    };
     let what = match &outcome.shard {
         Some(shard) => format!(
             "shard {} of the sweep: {} of its {} points",
@@ -201,7 +233,7 @@ fn report(info: &SweepInfo, outcome: &Outcome, out: &Path) {
     );
     match run.command.as_str() {
         "merge" => eprintln!(
-            "merged {} folder(s) into {} ({:.1} s)",
+            "merged {} folder(s) into {}{charts} ({:.1} s)",
             run.merged.len(),
             out.display(),
             run.wall_time_s
@@ -214,7 +246,7 @@ fn report(info: &SweepInfo, outcome: &Outcome, out: &Path) {
                 String::new()
             };
             eprintln!(
-                "simulated {} points{resumed} in {:.1} s ({} replications/s, {} events/s); results in {}",
+                "simulated {} points{resumed} in {:.1} s ({} replications/s, {} events/s); results in {}{charts}",
                 run.points_simulated,
                 run.wall_time_s,
                 output::thousands(run.replications_per_s, 1),

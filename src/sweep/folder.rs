@@ -7,6 +7,8 @@
 //! DIR/shard-K-of-N.json           shard K of N finished (shards only)
 //! DIR/invocation.json             how this run went: times, threads, command line
 //! DIR/invocation-shard-K-of-N.json  the same for a shard
+//! DIR/sweep_*.png, sweep_*.svg    the sweep's charts (drawn by `cli` after a whole sweep
+//!                                 or a merge, from sweep.json and sweep.csv)
 //! ```
 //!
 //! A point is done when its `run.json` (written last, after the point's other files) describes
@@ -153,7 +155,8 @@ fn clear(dir: &Path) -> Result<(), SweepError> {
             || name == SWEEP_JSON
             || name == SWEEP_CSV
             || (name.starts_with("invocation") && name.ends_with(".json"))
-            || (name.starts_with("shard-") && name.ends_with(".json"));
+            || (name.starts_with("shard-") && name.ends_with(".json"))
+            || output::charts::sweep::is_chart_file(&name);
         if ours {
             output::remove(&entry.path())?;
         }

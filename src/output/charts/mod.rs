@@ -14,6 +14,7 @@ mod monthly_cost;
 mod pool_gpus;
 mod pool_utilization;
 pub mod style;
+pub mod sweep;
 
 use std::path::{Path, PathBuf};
 
@@ -48,6 +49,18 @@ pub enum ChartError {
     },
     #[error("{}: not a fleetsim result CSV (the columns `fleetsim run` writes)", .path.display())]
     Csv { path: PathBuf, source: csv::Error },
+    #[error("{}: not a fleetsim sweep.json", .path.display())]
+    SweepJson {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error(
+        "{}: has no sweep.csv; a shard's folder has none until `fleetsim merge` combines the shards",
+        .dir.display()
+    )]
+    NoSweepCsv { dir: PathBuf },
+    #[error("{}: not a fleetsim sweep.csv: {message}", .path.display())]
+    SweepCsv { path: PathBuf, message: String },
     #[error("{}: has no rows", .path.display())]
     Empty { path: PathBuf },
     #[error("{}: cannot draw this chart: {message}", .path.display())]

@@ -176,7 +176,7 @@ pub const CAPTION_MIN_PX: u32 = 20;
 const TITLE_MIN_PX: u32 = 30;
 
 /// `text` in lines no wider than `width_max` pixels, broken between words.
-fn wrap<DB: DrawingBackend>(
+pub fn wrap<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: &str,
     style: &TextStyle,
@@ -418,6 +418,14 @@ impl IndexAxis {
     /// Every label gets a tick.
     pub fn every(labels: Vec<String>) -> Self {
         Self { labels, step: 1 }
+    }
+
+    /// Every `step`-th label gets a tick, from the first: for more labels than have room.
+    pub fn every_nth(labels: Vec<String>, step: usize) -> Self {
+        Self {
+            labels,
+            step: step.max(1),
+        }
     }
 
     /// Months (YYYY-MM) with at most `ticks_max` labels, at a step that divides a year.

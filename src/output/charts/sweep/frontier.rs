@@ -1,0 +1,423 @@
+//! The trade-off over the whole sweep: mean total cost against mean p95 wait, a dot per point
+//! and strategy, coloured by strategy. The non-dominated dots (no other dot is at least as
+//! cheap and waits at most as long, and better in one of the two) are ringed, joined and
+//! numbered; a list beside the plot says which strategy and parameter values each one is, so
+//! long labels never cover the dots.
+//!
+//! A dot whose strategy left more than [`UNFINISHED_NOTED`] of its jobs unfinished is hollow
+//! and never on the frontier: its wait counts only the jobs that started.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::super::style::{
+    self, DrawResult, INK, LegendItem, MUTED, MoneyAxis, Swatch, bold, font, strategy_color,
+};
+use super::input::{Metric, SweepResults, UNFINISHED_NOTED};
+
+/// A strategy at a point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Dot {
+    point: usize,
+    strategy: usize,
+    wait_h: f64,
+    cost: f64,
+    unfinished: bool,
+}
+
+/// Width of the list of non-dominated points right of the plot, in pixels.
+const LIST_W_PX: u32 = 560;
+/// At most this many non-dominated points are numbered and listed (evenly spread along the
+/// frontier when there are more).
+const LISTED_MAX: usize = 12;
+const LIST_PX: u32 = 22;
+
+/// The non-dominated dots in order of increasing wait (and decreasing cost). Equal dots (a
+/// strategy the parameters do not change gives the same dot at every point) count once, at
+/// the earliest point.
+fn frontier(dots: &[Dot]) -> Vec<Dot> {
+    let mut order: Vec<&Dot> = dots.iter().filter(|d| !d.unfinished).collect();
+    order.sort_by(|a, b| {
+        a.wait_h
+            .total_cmp(&b.wait_h)
+            .then(a.cost.total_cmp(&b.cost))
+            .then(a.point.cmp(&b.point))
+            .then(a.strategy.cmp(&b.strategy))
+    });
+    let mut kept: Vec<Dot> = Vec::new();
+    for dot in order {
+        if kept.last().is_none_or(|last| dot.cost < last.cost) {
+            kept.push(*dot);
+        }
+    }
+    kept
+}
+
+/// Up to `n` of `items`, evenly spread, the first and last always among them.
+fn spread<T: Copy>(items: &[T], n: usize) -> Vec<T> {
+    if items.len() <= n {
+        return items.to_vec();
+    }
+    if n <= 1 {
+        return items.iter().take(n).copied().collect();
+    }
+    let last = items.len() - 1;
+    let mut picked: Vec<usize> = (0..n)
+        .map(|k| ((k * last) as f64 / (n - 1) as f64).round() as usize)
+        .collect();
+    picked.dedup();
+    picked.into_iter().map(|i| items[i]).collect()
+}
+
+/// The parameter values that matter for a dot's strategy: "nodes = 8, burst_after_wait_h =
+/// 4", or "the same at every point" when none of the varied parameters can change it.
+fn values_of(results: &SweepResults, dot: &Dot) -> String {
+    let values: Vec<String> = results
+        .parameters
+        .iter()
+        .enumerate()
+        .filter(|(j, p)| p.levels.len() > 1 && results.relevant[dot.strategy][*j])
+        .map(|(_, p)| p.at(p.level_of[dot.point]))
+        .collect();
+    if values.is_empty() {
+        "the same at every point".to_string()
+    } else {
+        values.join(", ")
+    }
+}
+
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    results: &SweepResults,
+) -> DrawResult<(), DB> {
+    let meta = &results.meta;
+    let mut dots: Vec<Dot> = Vec::new();
+    for point in 0..results.n_points() {
+        for strategy in 0..results.strategies.len() {
+            let (Some(cost), Some(wait)) = (
+                results.stat(Metric::TotalCost, strategy, point),
+                results.stat(Metric::WaitP95, strategy, point),
+            ) else {
+                continue;
+            };
+            dots.push(Dot {
+                point,
+                strategy,
+                wait_h: wait.mean,
+                cost: cost.mean,
+                unfinished: results.unfinished(strategy, point) > UNFINISHED_NOTED,
+            });
+        }
+    }
+    let best = frontier(&dots);
+    let any_unfinished = dots.iter().any(|d| d.unfinished);
+
+    let mut subtitle = format!(
+        "A dot per point and strategy ({} points), each the mean over {}; ringed and joined: the non-dominated dots (none other is both cheaper and quicker), numbered as listed at right; lower left is better",
+        results.n_points(),
+        results.replications()
+    );
+    if any_unfinished {
+        subtitle.push_str("; hollow: more than 1 % of jobs unfinished at the end (waits count only the jobs that started), never on the frontier");
+    }
+    let area = style::header(
+        root,
+        &format!(
+            "Cost against p95 wait over the sweep — {}",
+            meta.scenario_name
+        ),
+        &subtitle,
+    )?;
+    let mut items: Vec<LegendItem> = results
+        .strategies
+        .iter()
+        .enumerate()
+        .map(|(idx, name)| LegendItem::new(name, Swatch::Block(strategy_color(idx))))
+        .collect();
+    items.push(LegendItem::new("non-dominated", Swatch::Ring(INK)));
+    if any_unfinished {
+        items.push(LegendItem::new(
+            "more than 1 % of jobs unfinished",
+            Swatch::Ring(MUTED),
+        ));
+    }
+    let area = style::legend(&area, &items)?;
+    let (width, _) = area.dim_in_pixel();
+    let (plot_area, list_area) = area.split_horizontally(width.saturating_sub(LIST_W_PX));
+
+    let waits = style::extent(dots.iter().map(|d| d.wait_h));
+    // Waits start at zero, no wait being the reference, with a little room left of it so that
+    // dots at zero are not cut by the axis.
+    let wait_top = if waits.end > 0.0 { waits.end } else { 1.0 };
+    let x_range = (waits.start.min(0.0) - 0.03 * wait_top)..(wait_top * 1.06);
+    let y_range = style::padded(style::extent(dots.iter().map(|d| d.cost)), 0.06);
+    let money = MoneyAxis::new(&y_range, &meta.currency);
+    let list = List::fit(&list_area, results, &best, &money)?;
+    let listed: Vec<Dot> = list.entries.iter().map(|e| e.dot).collect();
+    let mut chart = ChartBuilder::on(&plot_area)
+        .margin_left(20)
+        .margin_right(30)
+        .margin_top(10)
+        .margin_bottom(16)
+        .x_label_area_size(70)
+        .y_label_area_size(140)
+        .build_cartesian_2d(x_range.clone(), y_range.clone())?;
+    let mut mesh = chart.configure_mesh();
+    style::style_mesh(&mut mesh);
+    mesh.x_labels(8)
+        .y_labels(10)
+        .x_label_formatter(&|hours| {
+            // No tick in the room left of zero.
+            if *hours < 0.0 {
+                String::new()
+            } else {
+                style::number_label(*hours, &x_range)
+            }
+        })
+        .y_label_formatter(&|amount| money.label(*amount))
+        .x_desc("p95 wait from arrival to first start (hours)")
+        .y_desc(format!(
+            "Total cost {}, amortised ({})",
+            results.horizon(),
+            money.unit
+        ))
+        .draw()?;
+
+    let radius = if dots.len() > 200 { 5 } else { 7 };
+    // The frontier's line under the dots, so that every dot stays visible.
+    chart.draw_series(std::iter::once(PathElement::new(
+        best.iter().map(|d| (d.wait_h, d.cost)).collect::<Vec<_>>(),
+        INK.stroke_width(2),
+    )))?;
+    for dot in &dots {
+        let color = strategy_color(dot.strategy);
+        let at = (dot.wait_h, dot.cost);
+        if dot.unfinished {
+            chart.draw_series([
+                Circle::new(at, radius, WHITE.filled()),
+                Circle::new(at, radius, color.stroke_width(2)),
+            ])?;
+        } else {
+            chart.draw_series([
+                Circle::new(at, radius, color.filled()),
+                Circle::new(at, radius, WHITE.stroke_width(1)),
+            ])?;
+        }
+    }
+    for dot in &best {
+        let at = (dot.wait_h, dot.cost);
+        chart.draw_series([
+            Circle::new(at, radius + 2, strategy_color(dot.strategy).filled()),
+            Circle::new(at, radius + 6, INK.stroke_width(3)),
+        ])?;
+    }
+
+    // Numbers beside the listed dots, each where it covers no other number.
+    let number_style = bold(style::NOTE_PX);
+    let (plot_x, plot_y) = chart.plotting_area().get_pixel_range();
+    let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
+    for (k, dot) in listed.iter().enumerate() {
+        let label = (k + 1).to_string();
+        let (w, h) = root.estimate_text_size(&label, &number_style)?;
+        let (w, h) = (w as i32, h as i32);
+        let (px, py) = chart.backend_coord(&(dot.wait_h, dot.cost));
+        let gap = radius + 8;
+        let candidates = [
+            (px + gap, py - gap - h),
+            (px + gap, py + gap),
+            (px - gap - w, py - gap - h),
+            (px - gap - w, py + gap),
+            (px + gap, py - h / 2),
+            (px - gap - w, py - h / 2),
+        ];
+        let inside = |&(x, y): &(i32, i32)| {
+            x >= plot_x.start && x + w <= plot_x.end && y >= plot_y.start && y + h <= plot_y.end
+        };
+        let free = |&(x, y): &(i32, i32)| {
+            placed
+                .iter()
+                .all(|&(ox, oy, ow, oh)| x >= ox + ow || ox >= x + w || y >= oy + oh || oy >= y + h)
+        };
+        let (x, y) = candidates
+            .iter()
+            .copied()
+            .find(|c| inside(c) && free(c))
+            .or_else(|| candidates.iter().copied().find(inside))
+            .unwrap_or(candidates[0]);
+        placed.push((x, y, w, h));
+        root.draw(&Rectangle::new(
+            [(x - 3, y - 1), (x + w + 3, y + h + 1)],
+            WHITE.mix(0.85).filled(),
+        ))?;
+        root.draw(&Text::new(label, (x, y), number_style.clone()))?;
+    }
+
+    list.draw(&list_area, best.len())?;
+    if dots.is_empty() {
+        plot_area.draw(&Text::new(
+            "sweep.csv has no total_cost and wait_p95_h rows",
+            (style::MARGIN_PX, 200),
+            font(style::AXIS_PX),
+        ))?;
+    }
+    Ok(())
+}
+
+/// A listed non-dominated dot and the lines that describe it.
+struct Entry {
+    dot: Dot,
+    /// Number and strategy, in the strategy's colour.
+    head: String,
+    /// The parameter values, wrapped to the list's width.
+    values: Vec<String>,
+    /// Cost and wait.
+    numbers: String,
+}
+
+/// The non-dominated dots listed beside the plot: as many as fit (at most [`LISTED_MAX`]),
+/// spread evenly along the frontier, numbered in order of increasing wait.
+struct List {
+    entries: Vec<Entry>,
+}
+
+const LINE_PX: i32 = LIST_PX as i32 + 5;
+const ENTRY_GAP_PX: i32 = 7;
+const LIST_TOP_PX: i32 = 14;
+const LIST_X_PX: i32 = 10;
+const INDENT_PX: i32 = 30;
+
+impl List {
+    fn fit<DB: DrawingBackend>(
+        area: &DrawingArea<DB, Shift>,
+        results: &SweepResults,
+        best: &[Dot],
+        money: &MoneyAxis,
+    ) -> DrawResult<Self, DB> {
+        let (width, height) = area.dim_in_pixel();
+        let width_max = width.saturating_sub((LIST_X_PX + INDENT_PX + 20) as u32);
+        // Below the heading, less a line for the note on the dots not listed.
+        let room = height as i32 - LIST_TOP_PX - style::LEGEND_PX as i32 - 14 - LINE_PX - 10;
+        let mut n = best.len().min(LISTED_MAX);
+        loop {
+            let mut entries = Vec::new();
+            for (k, dot) in spread(best, n).into_iter().enumerate() {
+                let wait_decimals = if dot.wait_h < 10.0 { 2 } else { 1 };
+                entries.push(Entry {
+                    dot,
+                    head: format!("{}  {}", k + 1, results.strategies[dot.strategy]),
+                    values: style::wrap(
+                        area,
+                        &values_of(results, &dot),
+                        &font(LIST_PX),
+                        width_max,
+                    )?,
+                    numbers: format!(
+                        "{} {}, p95 wait {} h",
+                        money.label(dot.cost),
+                        money.unit,
+                        crate::output::thousands(dot.wait_h, wait_decimals)
+                    ),
+                });
+            }
+            let used: i32 = entries
+                .iter()
+                .map(|e| (2 + e.values.len() as i32) * LINE_PX + ENTRY_GAP_PX)
+                .sum();
+            if used <= room || n <= 2 {
+                return Ok(Self { entries });
+            }
+            n -= 1;
+        }
+    }
+
+    /// Draws the list; `n_best` non-dominated dots exist in all.
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        n_best: usize,
+    ) -> DrawResult<(), DB> {
+        let x = LIST_X_PX;
+        let mut y = LIST_TOP_PX;
+        area.draw(&Text::new(
+            "Non-dominated points",
+            (x, y),
+            bold(style::LEGEND_PX),
+        ))?;
+        y += style::LEGEND_PX as i32 + 14;
+        let text_style = font(LIST_PX);
+        let muted_style = font(LIST_PX).color(&MUTED);
+        for entry in &self.entries {
+            let mut head_style = bold(LIST_PX);
+            head_style.color = strategy_color(entry.dot.strategy).to_backend_color();
+            area.draw(&Text::new(entry.head.clone(), (x, y), head_style))?;
+            y += LINE_PX;
+            for line in &entry.values {
+                area.draw(&Text::new(
+                    line.clone(),
+                    (x + INDENT_PX, y),
+                    text_style.clone(),
+                ))?;
+                y += LINE_PX;
+            }
+            area.draw(&Text::new(
+                entry.numbers.clone(),
+                (x + INDENT_PX, y),
+                muted_style.clone(),
+            ))?;
+            y += LINE_PX + ENTRY_GAP_PX;
+        }
+        if n_best > self.entries.len() {
+            area.draw(&Text::new(
+                format!(
+                    "{} of {}, spread along the frontier",
+                    self.entries.len(),
+                    n_best
+                ),
+                (x, y),
+                muted_style,
+            ))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dot(point: usize, wait_h: f64, cost: f64) -> Dot {
+        Dot {
+            point,
+            strategy: 0,
+            wait_h,
+            cost,
+            unfinished: false,
+        }
+    }
+
+    #[test]
+    fn the_frontier_keeps_only_non_dominated_dots() {
+        let dots = [
+            dot(0, 0.0, 10.0),
+            dot(1, 1.0, 8.0),
+            dot(2, 1.0, 9.0), // Dominated by point 1.
+            dot(3, 2.0, 8.0), // Waits longer for the same cost.
+            dot(4, 5.0, 3.0),
+            dot(5, 0.0, 10.0), // The same as point 0: counted once.
+            Dot {
+                unfinished: true,
+                ..dot(6, 0.0, 1.0)
+            },
+        ];
+        let points: Vec<usize> = frontier(&dots).iter().map(|d| d.point).collect();
+        assert_eq!(points, [0, 1, 4]);
+    }
+
+    #[test]
+    fn a_long_frontier_is_thinned_evenly_keeping_its_ends() {
+        let items: Vec<usize> = (0..30).collect();
+        let picked = spread(&items, 4);
+        assert_eq!(picked, [0, 10, 19, 29]);
+        assert_eq!(spread(&items[..3], 4), [0, 1, 2]);
+    }
+}

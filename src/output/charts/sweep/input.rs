@@ -1,0 +1,646 @@
+//! Reads a sweep folder back for its charts: `sweep.json` (the strategies, the varied
+//! parameters and their values at every point) and `sweep.csv` (the statistics of every point,
+//! strategy and metric), and nothing else, so that merged or copied sweeps draw the same.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::super::ChartError;
+use super::axis::{Level, Scale, short_names, unit_of};
+
+/// The part of `sweep.json` the charts need; other fields are ignored, so that a later
+/// version's `sweep.json` still reads.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SweepMeta {
+    pub scenario_name: String,
+    pub currency: String,
+    /// Replications per strategy at every point.
+    pub replications: u32,
+    pub strategies: Vec<String>,
+    pub sampling: SamplingMeta,
+    pub parameters: Vec<ParameterMeta>,
+    pub points: Vec<PointMeta>,
+    /// The resolved scenario (for the horizon in axis titles).
+    #[serde(default)]
+    pub scenario: serde_json::Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SamplingMeta {
+    /// "grid", "random" or "lhs".
+    pub method: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ParameterMeta {
+    pub path: String,
+    /// The values of a grid or a sampled list, in the order written.
+    #[serde(default)]
+    pub values: Option<Vec<serde_json::Value>>,
+    /// Spaced or sampled evenly in the logarithm.
+    #[serde(default)]
+    pub log: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct PointMeta {
+    pub index: usize,
+    pub id: String,
+    pub parameters: BTreeMap<String, serde_json::Value>,
+}
+
+/// The metrics of `sweep.csv` the charts read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Metric {
+    /// Amortised view, scenario currency.
+    TotalCost,
+    /// Hours from arrival to first start.
+    WaitP95,
+    JobsUnfinished,
+    JobsArrived,
+}
+
+impl Metric {
+    const ALL: [Metric; 4] = [
+        Metric::TotalCost,
+        Metric::WaitP95,
+        Metric::JobsUnfinished,
+        Metric::JobsArrived,
+    ];
+
+    /// The name in `sweep.csv`'s `metric` column.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::TotalCost => "total_cost",
+            Metric::WaitP95 => "wait_p95_h",
+            Metric::JobsUnfinished => "jobs_unfinished",
+            Metric::JobsArrived => "jobs_arrived",
+        }
+    }
+
+    fn idx(self) -> usize {
+        self as usize
+    }
+}
+
+/// A mean with its 95 % confidence interval (NaN bounds with one replication).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stat {
+    pub mean: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+}
+
+/// A varied parameter as the charts use it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parameter {
+    /// The field path, as given to `--vary`.
+    pub path: String,
+    /// The shortest part of the path that still tells the parameters apart (`dgx.nodes`).
+    pub name: String,
+    /// "hours", "EUR per GPU-hour", ...; None for plain numbers and names.
+    pub unit: Option<String>,
+    pub scale: Scale,
+    /// The distinct values taken: numbers ascending, names in the order written.
+    pub levels: Vec<Level>,
+    /// The level of each point (by position in `sweep.json`).
+    pub level_of: Vec<usize>,
+    /// Its values were listed or stepped (a grid, or a sample drawn from a list), not drawn
+    /// from an interval: the values themselves make the best ticks.
+    pub listed: bool,
+}
+
+impl Parameter {
+    /// Where level `level` lies on the parameter's axis: the value, its logarithm, or the
+    /// level's index for names.
+    pub fn coordinate(&self, level: usize) -> f64 {
+        match (&self.scale, &self.levels[level]) {
+            (Scale::Linear, Level::Number(x)) => *x,
+            (Scale::Log, Level::Number(x)) => x.log10(),
+            _ => level as f64,
+        }
+    }
+
+    /// The axis title: the path with its unit.
+    pub fn title(&self) -> String {
+        match &self.unit {
+            Some(unit) => format!("{} ({unit})", self.path),
+            None => self.path.clone(),
+        }
+    }
+
+    /// The axis title and its text size: the whole title in the axis font when it fits in
+    /// `length_px`, else the short name with the unit, in a smaller font if need be (panels
+    /// in a grid are narrow), and the short name alone as a last resort.
+    pub fn title_within<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+        length_px: u32,
+    ) -> super::super::style::DrawResult<(String, u32), DB> {
+        use super::super::style::{AXIS_PX, font};
+        let short = match &self.unit {
+            Some(unit) => format!("{} ({unit})", self.name),
+            None => self.name.clone(),
+        };
+        let candidates = [
+            (self.title(), AXIS_PX),
+            (short.clone(), AXIS_PX),
+            (short.clone(), AXIS_PX - 4),
+            (short, AXIS_PX - 7),
+        ];
+        for (title, size_px) in candidates {
+            if area.estimate_text_size(&title, &font(size_px))?.0 <= length_px {
+                return Ok((title, size_px));
+            }
+        }
+        Ok((self.name.clone(), AXIS_PX - 7))
+    }
+
+    /// "dgx.nodes = 4"
+    pub fn at(&self, level: usize) -> String {
+        format!("{} = {}", self.name, self.levels[level].label())
+    }
+}
+
+/// Everything the sweep charts draw.
+#[derive(Debug, Clone)]
+pub struct SweepResults {
+    pub meta: SweepMeta,
+    /// Strategies in `sweep.json` order, then any only `sweep.csv` names: the index is the
+    /// strategy's colour, the same as in the run charts of its points.
+    pub strategies: Vec<String>,
+    pub parameters: Vec<Parameter>,
+    /// A full grid: every combination of the parameters' levels is a point.
+    pub grid: bool,
+    /// `relevant[strategy][parameter]`: whether the parameter can change the strategy's
+    /// results (as the terminal's best points say: `strategy.S.*` only S's, `pool.P.*` only
+    /// those of the strategies using pool P, any other field all).
+    pub relevant: Vec<Vec<bool>>,
+    /// `stats[metric][strategy][point]`.
+    stats: Vec<Vec<Vec<Option<Stat>>>>,
+}
+
+/// The files a sweep folder must hold for its charts.
+pub const SWEEP_INPUT_FILES: [&str; 2] = ["sweep.json", "sweep.csv"];
+
+/// Above this share of unfinished jobs, a point's wait is not comparable: it counts only the
+/// jobs that started (the run charts note it at the same share).
+pub const UNFINISHED_NOTED: f64 = 0.01;
+
+impl SweepResults {
+    /// Reads the sweep folder `dir`; a missing or unreadable file is an error naming it.
+    pub fn load(dir: &Path) -> Result<Self, ChartError> {
+        if !dir.is_dir() {
+            return Err(ChartError::NoFolder {
+                dir: dir.to_path_buf(),
+            });
+        }
+        let meta_path = dir.join("sweep.json");
+        let text = fs::read_to_string(&meta_path).map_err(|source| ChartError::Read {
+            path: meta_path.clone(),
+            source,
+        })?;
+        let meta: SweepMeta =
+            serde_json::from_str(&text).map_err(|source| ChartError::SweepJson {
+                path: meta_path.clone(),
+                source,
+            })?;
+        let csv_path = dir.join("sweep.csv");
+        if !csv_path.is_file() {
+            return Err(ChartError::NoSweepCsv {
+                dir: dir.to_path_buf(),
+            });
+        }
+        let rows = read_sweep_csv(&csv_path)?;
+        Self::from_parts(meta, rows).map_err(|message| ChartError::SweepCsv {
+            path: csv_path,
+            message,
+        })
+    }
+
+    /// Builds the results from `sweep.json` and the rows of `sweep.csv`; the error says what
+    /// in `sweep.csv` does not fit `sweep.json`.
+    fn from_parts(meta: SweepMeta, rows: Vec<CsvRow>) -> Result<Self, String> {
+        if rows.is_empty() {
+            return Err("has no rows".into());
+        }
+        let position: BTreeMap<usize, usize> = meta
+            .points
+            .iter()
+            .enumerate()
+            .map(|(pos, p)| (p.index, pos))
+            .collect();
+        let mut strategies = meta.strategies.clone();
+        for row in &rows {
+            if !strategies.contains(&row.strategy) {
+                strategies.push(row.strategy.clone());
+            }
+        }
+        let n_points = meta.points.len();
+        let mut stats = vec![vec![vec![None; n_points]; strategies.len()]; Metric::ALL.len()];
+        for row in rows {
+            let Some(&pos) = position.get(&row.point) else {
+                return Err(format!(
+                    "names point {}, which sweep.json does not list",
+                    row.point
+                ));
+            };
+            let strategy = strategies
+                .iter()
+                .position(|s| *s == row.strategy)
+                .expect("every strategy was added above");
+            stats[row.metric.idx()][strategy][pos] = Some(row.stat);
+        }
+        let paths: Vec<String> = meta.parameters.iter().map(|p| p.path.clone()).collect();
+        let names = short_names(&paths);
+        let mut parameters = Vec::with_capacity(paths.len());
+        for (parameter, name) in meta.parameters.iter().zip(names) {
+            let values: Vec<&serde_json::Value> = meta
+                .points
+                .iter()
+                .map(|p| {
+                    p.parameters
+                        .get(&parameter.path)
+                        .unwrap_or(&serde_json::Value::Null)
+                })
+                .collect();
+            let (scale, levels, level_of) = levels(parameter, &values);
+            parameters.push(Parameter {
+                unit: unit_of(&parameter.path, &meta.currency),
+                path: parameter.path.clone(),
+                name,
+                scale,
+                levels,
+                level_of,
+                listed: parameter.values.is_some(),
+            });
+        }
+        let combinations: usize = parameters.iter().map(|p| p.levels.len()).product();
+        let grid = meta.sampling.method == "grid" && combinations == n_points;
+        let relevant = relevance(&meta.scenario, &strategies, &paths);
+        Ok(Self {
+            meta,
+            strategies,
+            parameters,
+            grid,
+            relevant,
+            stats,
+        })
+    }
+
+    /// The number of points.
+    pub fn n_points(&self) -> usize {
+        self.meta.points.len()
+    }
+
+    /// The statistic of `metric` for strategy `strategy` at the point at position `point`, if
+    /// `sweep.csv` has a finite mean for it.
+    pub fn stat(&self, metric: Metric, strategy: usize, point: usize) -> Option<Stat> {
+        self.stats[metric.idx()][strategy][point].filter(|s| s.mean.is_finite())
+    }
+
+    /// The mean share of arrived jobs still queued or running at the horizon's end.
+    pub fn unfinished(&self, strategy: usize, point: usize) -> f64 {
+        match (
+            self.stat(Metric::JobsUnfinished, strategy, point),
+            self.stat(Metric::JobsArrived, strategy, point),
+        ) {
+            (Some(unfinished), Some(arrived)) if arrived.mean > 0.0 => {
+                unfinished.mean / arrived.mean
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// The point (position) with the lowest mean total cost of any strategy (the earlier on a
+    /// tie), with that strategy: where the charts fix the parameters they cannot show.
+    pub fn cheapest(&self) -> Option<(usize, usize)> {
+        let mut best: Option<(f64, usize, usize)> = None;
+        for point in 0..self.n_points() {
+            for strategy in 0..self.strategies.len() {
+                if let Some(stat) = self.stat(Metric::TotalCost, strategy, point)
+                    && best.is_none_or(|(cost, _, _)| stat.mean < cost)
+                {
+                    best = Some((stat.mean, point, strategy));
+                }
+            }
+        }
+        best.map(|(_, point, strategy)| (point, strategy))
+    }
+
+    /// "over 24 months", or "over the horizon" when the horizon is varied or unknown.
+    pub fn horizon(&self) -> String {
+        let varied = self.parameters.iter().any(|p| p.path == "horizon_months");
+        match self
+            .meta
+            .scenario
+            .get("horizon_months")
+            .and_then(|m| m.as_u64())
+        {
+            Some(1) if !varied => "over 1 month".to_string(),
+            Some(months) if !varied => format!("over {months} months"),
+            _ => "over the horizon".to_string(),
+        }
+    }
+
+    /// "5 replications" or "1 replication".
+    pub fn replications(&self) -> String {
+        super::super::style::replications(self.meta.replications)
+    }
+}
+
+/// Per strategy, whether each parameter can change its results, from the strategies' pools in
+/// the resolved scenario (the rule of `sweep::plan::relevance`, which works on the whole
+/// `sweep.json`; the charts read only the part they need).
+fn relevance(
+    scenario: &serde_json::Value,
+    strategies: &[String],
+    paths: &[String],
+) -> Vec<Vec<bool>> {
+    let defined = scenario["strategy"].as_array().cloned().unwrap_or_default();
+    strategies
+        .iter()
+        .map(|name| {
+            let pools: Vec<&str> = defined
+                .iter()
+                .find(|s| s["name"].as_str() == Some(name))
+                .and_then(|s| s["pools"].as_array())
+                .map(|pools| pools.iter().filter_map(|p| p.as_str()).collect())
+                .unwrap_or_default();
+            paths
+                .iter()
+                .map(|path| {
+                    let mut parts = path.splitn(3, '.');
+                    match (parts.next(), parts.next(), parts.next()) {
+                        (Some("strategy"), Some(strategy), Some(_)) => strategy == name,
+                        // Unknown pools (a sweep.json without the scenario): assume it matters.
+                        (Some("pool"), Some(pool), Some(_)) => {
+                            pools.is_empty() || pools.contains(&pool)
+                        }
+                        _ => true,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// One row of `sweep.csv` that the charts use.
+#[derive(Debug, Clone, PartialEq)]
+struct CsvRow {
+    point: usize,
+    strategy: String,
+    metric: Metric,
+    stat: Stat,
+}
+
+/// The rows of the metrics the charts use. Columns are found by name: the parameters' columns
+/// between `point` and `strategy` are not needed (their values come from `sweep.json`).
+fn read_sweep_csv(path: &Path) -> Result<Vec<CsvRow>, ChartError> {
+    let fail = |message: String| ChartError::SweepCsv {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut reader = csv::Reader::from_path(path).map_err(|error| fail(error.to_string()))?;
+    let header = reader
+        .headers()
+        .map_err(|error| fail(error.to_string()))?
+        .clone();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| fail(format!("has no `{name}` column")))
+    };
+    let point = column("point")?;
+    let strategy = column("strategy")?;
+    let metric = column("metric")?;
+    let mean = column("mean")?;
+    let low = column("ci95_low")?;
+    let high = column("ci95_high")?;
+    let mut rows = Vec::new();
+    for (line, record) in reader.records().enumerate() {
+        let record = record.map_err(|error| fail(error.to_string()))?;
+        let Some(metric) = Metric::ALL
+            .into_iter()
+            .find(|m| m.name() == &record[metric])
+        else {
+            continue;
+        };
+        // Line 1 is the header.
+        let number = |column: usize| {
+            record[column].parse::<f64>().map_err(|_| {
+                fail(format!(
+                    "line {}: `{}` is not a number in column `{}`",
+                    line + 2,
+                    &record[column],
+                    &header[column]
+                ))
+            })
+        };
+        let point_idx = record[point].parse::<usize>().map_err(|_| {
+            fail(format!(
+                "line {}: `{}` is not a point number",
+                line + 2,
+                &record[point]
+            ))
+        })?;
+        rows.push(CsvRow {
+            point: point_idx,
+            strategy: record[strategy].to_string(),
+            metric,
+            stat: Stat {
+                mean: number(mean)?,
+                ci95_low: number(low)?,
+                ci95_high: number(high)?,
+            },
+        });
+    }
+    Ok(rows)
+}
+
+/// A parameter's scale, its distinct values in axis order, and the level of each point.
+fn levels(
+    parameter: &ParameterMeta,
+    values: &[&serde_json::Value],
+) -> (Scale, Vec<Level>, Vec<usize>) {
+    let numeric = values.iter().all(|v| v.is_number());
+    if numeric {
+        let mut numbers: Vec<f64> = values.iter().filter_map(|v| v.as_f64()).collect();
+        numbers.sort_by(f64::total_cmp);
+        numbers.dedup();
+        let log = numbers.first().is_some_and(|&lo| lo > 0.0)
+            && (parameter.log || looks_logarithmic(&numbers));
+        let level_of = values
+            .iter()
+            .map(|v| {
+                let x = v.as_f64().unwrap_or(f64::NAN);
+                numbers
+                    .iter()
+                    .position(|n| *n == x)
+                    .expect("every value is a level")
+            })
+            .collect();
+        let scale = if log { Scale::Log } else { Scale::Linear };
+        return (
+            scale,
+            numbers.into_iter().map(Level::Number).collect(),
+            level_of,
+        );
+    }
+    // Names (or names and numbers mixed, like `0,1,4,never`): in the order written, then any
+    // other value in the order of the points.
+    let mut order: Vec<serde_json::Value> = Vec::new();
+    for value in parameter
+        .values
+        .iter()
+        .flatten()
+        .chain(values.iter().copied())
+    {
+        if !order.contains(value) {
+            order.push(value.clone());
+        }
+    }
+    let level_of = values
+        .iter()
+        .map(|v| {
+            order
+                .iter()
+                .position(|o| o == *v)
+                .expect("every value is a level")
+        })
+        .collect();
+    let levels = order
+        .iter()
+        .map(|v| match v {
+            serde_json::Value::String(s) => Level::Text(s.clone()),
+            serde_json::Value::Number(n) => Level::Number(n.as_f64().unwrap_or(f64::NAN)),
+            other => Level::Text(other.to_string()),
+        })
+        .collect();
+    (Scale::Categorical, levels, level_of)
+}
+
+/// Positive values spanning two decades or more that are spaced more evenly in their
+/// logarithm than in themselves (`1,10,100,1000`, but not `1,50,100,150`), as a list written
+/// by hand rather than as `1..1000:log:4`.
+fn looks_logarithmic(sorted: &[f64]) -> bool {
+    if sorted.len() < 3 || sorted[0] <= 0.0 || sorted[sorted.len() - 1] / sorted[0] < 100.0 {
+        return false;
+    }
+    let spread = |xs: Vec<f64>| {
+        let steps: Vec<f64> = xs.windows(2).map(|w| w[1] - w[0]).collect();
+        let mean = steps.iter().sum::<f64>() / steps.len() as f64;
+        let var = steps.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / steps.len() as f64;
+        var.sqrt() / mean
+    };
+    spread(sorted.iter().map(|x| x.log10()).collect()) < spread(sorted.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn meta(method: &str, parameters: serde_json::Value, points: serde_json::Value) -> SweepMeta {
+        serde_json::from_value(json!({
+            "scenario_name": "s",
+            "currency": "EUR",
+            "replications": 3,
+            "strategies": ["cloud", "hybrid"],
+            "sampling": {"method": method},
+            "parameters": parameters,
+            "points": points,
+            "scenario": {"horizon_months": 12},
+        }))
+        .unwrap()
+    }
+
+    fn row(point: usize, strategy: &str, metric: Metric, mean: f64) -> CsvRow {
+        CsvRow {
+            point,
+            strategy: strategy.into(),
+            metric,
+            stat: Stat {
+                mean,
+                ci95_low: mean - 1.0,
+                ci95_high: mean + 1.0,
+            },
+        }
+    }
+
+    #[test]
+    fn levels_are_ordered_and_scaled() {
+        const A: &str = "pool.spot.preemption.mean_h";
+        const Q: &str = "strategy.hybrid.burst_after_wait_h";
+        let points = json!([
+            {"index": 0, "id": "0", "parameters": {A: 100, Q: "never"}},
+            {"index": 1, "id": "1", "parameters": {A: 1, Q: 4}},
+            {"index": 2, "id": "2", "parameters": {A: 10, Q: 0}},
+        ]);
+        let parameters = json!([
+            {"path": "pool.spot.preemption.mean_h", "values": [1, 10, 100], "log": false},
+            {"path": "strategy.hybrid.burst_after_wait_h", "values": [0, 4, "never"], "log": false},
+        ]);
+        let results = SweepResults::from_parts(
+            meta("random", parameters, points),
+            vec![
+                row(0, "cloud", Metric::TotalCost, 5.0),
+                row(2, "hybrid", Metric::TotalCost, 3.0),
+                row(2, "hybrid", Metric::JobsArrived, 100.0),
+                row(2, "hybrid", Metric::JobsUnfinished, 2.0),
+            ],
+        )
+        .unwrap();
+        let [a, q] = &results.parameters[..] else {
+            panic!("two parameters")
+        };
+        assert_eq!(a.scale, Scale::Log, "1, 10, 100 reads best on a log axis");
+        assert_eq!(a.name, "preemption.mean_h");
+        assert_eq!(a.title(), "pool.spot.preemption.mean_h (hours)");
+        assert_eq!(a.level_of, [2, 0, 1]);
+        assert_eq!(a.coordinate(2), 2.0);
+        assert_eq!(q.scale, Scale::Categorical);
+        assert_eq!(
+            q.levels,
+            [
+                Level::Number(0.0),
+                Level::Number(4.0),
+                Level::Text("never".into())
+            ]
+        );
+        assert_eq!(q.at(2), "burst_after_wait_h = never");
+        assert!(!results.grid);
+        assert_eq!(results.cheapest(), Some((2, 1)));
+        assert_eq!(results.unfinished(1, 2), 0.02);
+        assert_eq!(results.stat(Metric::TotalCost, 0, 2), None);
+        assert_eq!(results.horizon(), "over 12 months");
+    }
+
+    #[test]
+    fn a_point_sweep_json_does_not_list_is_named() {
+        let points = json!([{"index": 0, "id": "0", "parameters": {"a": 1}}]);
+        let parameters = json!([{"path": "a", "values": [1], "log": false}]);
+        let error = SweepResults::from_parts(
+            meta("grid", parameters, points),
+            vec![row(3, "cloud", Metric::TotalCost, 5.0)],
+        )
+        .unwrap_err();
+        assert_eq!(error, "names point 3, which sweep.json does not list");
+    }
+
+    #[test]
+    fn hand_written_decades_are_logarithmic() {
+        assert!(looks_logarithmic(&[1.0, 10.0, 100.0, 1000.0]));
+        assert!(looks_logarithmic(&[1.0, 3.0, 10.0, 30.0, 100.0]));
+        assert!(!looks_logarithmic(&[1.0, 50.0, 100.0, 150.0]));
+        assert!(
+            !looks_logarithmic(&[2.0, 4.0, 8.0]),
+            "less than two decades"
+        );
+        assert!(!looks_logarithmic(&[0.0, 10.0, 100.0]));
+    }
+}
