@@ -540,3 +540,20 @@ fn validate_describes_the_sweep_table() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_warning_shared_by_several_points_is_said_once() {
+    let dir = temp_dir("sweep-warnings");
+    let out = dir.join("out");
+    // The three points with pool.dgx.nodes = 0 warn that the pool adds no capacity.
+    let (_, stderr) = ok(&["sweep", TINY, "--no-charts", "--quiet", "--out", s(&out)]);
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("nodes = 0")).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].starts_with(
+            "warning: 3 points, point 000 (strategy.hybrid.burst_after_wait_h=0, pool.dgx.nodes=0) to point 006 ("
+        ),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

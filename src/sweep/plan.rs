@@ -234,6 +234,8 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
     let version = env!("CARGO_PKG_VERSION").to_string();
     let mut points = Vec::with_capacity(values.len());
     let mut failures = Vec::new();
+    // The same warning at many points is said once, naming the points.
+    let mut point_warnings: Vec<(String, Vec<String>)> = Vec::new();
     for (index, point_values) in values.iter().enumerate() {
         let id = format!("{index:0width$}");
         let mut overrides = request.set.clone();
@@ -263,7 +265,10 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
         };
         for warning in &loaded.warnings {
             if !base.warnings.contains(warning) {
-                warnings.push(format!("{point_label}: {warning}"));
+                match point_warnings.iter_mut().find(|(w, _)| w == warning) {
+                    Some((_, points)) => points.push(point_label.clone()),
+                    None => point_warnings.push((warning.clone(), vec![point_label.clone()])),
+                }
             }
         }
         let mut resolved = loaded.resolved.clone();
@@ -304,6 +309,13 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
             }),
         };
         points.push(PlannedPoint { config, run_info });
+    }
+    for (warning, points) in point_warnings {
+        warnings.push(match points.as_slice() {
+            [one] => format!("{one}: {warning}"),
+            [first, .., last] => format!("{} points, {first} to {last}: {warning}", points.len()),
+            [] => unreachable!("a warning comes from a point"),
+        });
     }
     if !failures.is_empty() {
         return Err(SweepError::InvalidPoints {

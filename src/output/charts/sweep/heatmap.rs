@@ -187,16 +187,16 @@ pub fn draw<DB: DrawingBackend>(
             .iter()
             .map(|c| {
                 format!(
-                    "{} ({})",
+                    "{} {} {}",
                     results.strategies[c.strategy],
-                    money.label(c.values[0].1)
+                    money.label(c.values[0].1),
+                    money.unit
                 )
             })
             .collect();
         what.push(format!(
-            "not shown, the same everywhere here: {} {}",
-            join_and(&listed),
-            money.unit
+            "not shown, the same everywhere here: {}",
+            join_and(&listed)
         ));
     }
     let area = style::header(
