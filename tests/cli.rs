@@ -295,3 +295,41 @@ fn a_rerun_leaves_no_file_of_the_earlier_run() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn the_design_documents_example_scenario_validates_and_runs() {
+    let dir = temp_dir("design-example");
+    let out = dir.join("out");
+    let file = "tests/data/design-example.toml";
+    let validate = fleetsim(&["validate", file]);
+    let stderr = String::from_utf8_lossy(&validate.stderr);
+    assert_eq!(validate.status.code(), Some(0), "{stderr}");
+    // Its only warning: the reserved pool is in no strategy of the example.
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains("aws-p5-reserved"), "{stderr}");
+    let run = fleetsim(&[
+        "run",
+        file,
+        "--replications",
+        "2",
+        "--set",
+        "horizon_months=2",
+        "--no-charts",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(summary.contains("hybrid-dgx-spot,total_cost,"), "{summary}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

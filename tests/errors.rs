@@ -259,6 +259,10 @@ const BAD_FILES: &[Bad] = &[
         "line 13: `workload.train.gpu` names GPU type `A100` that no pool offers (did you mean `H100`?); pools offer: H100",
     ),
     bad(
+        "accepts_unknown_gpu",
+        "line 14: `workload.train.accepts` names GPU type `H10` that no pool offers (did you mean `H100`?); pools offer: H100",
+    ),
+    bad(
         "gang_never_fits",
         "line 50: `strategy.hybrid.pools` cannot fit workload `train`: its jobs need up to 32 GPUs at once, but `dgx` has 16 GPUs, `spot` has 16 GPUs",
     ),

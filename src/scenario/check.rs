@@ -1134,9 +1134,12 @@ fn check_workload(
             None
         }
     };
+    // A type is known if a pool offers it or [gpu_speed] names it: accepting a type no pool
+    // offers is harmless (DESIGN.md's example accepts A100 beside H100-only pools); whether a
+    // strategy has a pool the workload can use is checked per strategy (`check_fit`).
     let known = |c: &mut Checker<'_>, name: &str, field: &str| -> Option<usize> {
         let found = gpu_types.iter().position(|g| g == name);
-        if !offered.contains(name) {
+        if found.is_none() {
             c.push(
                 field,
                 format!(
