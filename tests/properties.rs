@@ -198,6 +198,18 @@ proptest! {
                 prop_assert!(job.start_h.is_nan() || job.start_h >= job.arrival_h, "{:?}", job);
                 prop_assert!(job.end_h.is_nan() || job.end_h >= job.start_h, "{:?}", job);
             }
+            // The trace (every job of replication 0) and the statistics agree on the waits:
+            // jobs that started by the horizon, counted once each, from their first start.
+            let waits: Vec<f64> = unit
+                .jobs
+                .iter()
+                .filter(|j| j.start_h <= config.horizon_h)
+                .map(|j| j.wait_h)
+                .collect();
+            if !waits.is_empty() {
+                let mean = waits.iter().sum::<f64>() / waits.len() as f64;
+                prop_assert!((mean - row.wait_mean_h).abs() <= 1e-9 * mean.max(1.0), "trace {} vs row {}", mean, row.wait_mean_h);
+            }
         }
         // The same seed gives the same rows.
         let again = runner::run(&config, false, &|| {}, &stop).unwrap();

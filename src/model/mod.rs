@@ -310,9 +310,10 @@ struct Job {
     /// Work left, hours on the workload's reference GPU type.
     remaining_ref_h: f64,
     first_start_h: f64,
-    /// `first_start_h` lies ahead (the run waits for a node being provisioned) and is not
-    /// counted yet: if the run is interrupted before then, the job has not started after all.
-    first_start_pending: bool,
+    /// The current run waits for a node being provisioned: it begins at `run_start_h`, and is
+    /// counted (started, first start and wait, burst) only then. Interrupted before that (one
+    /// of its ready nodes preempted), it never began.
+    run_pending: bool,
     counted: bool,
     burst: bool,
     needs_restore: bool,
@@ -583,7 +584,7 @@ impl<'c> FleetSim<'c> {
                 queued_h: 0.0,
                 remaining_ref_h: 0.0,
                 first_start_h: f64::NAN,
-                first_start_pending: false,
+                run_pending: false,
                 counted: false,
                 burst: false,
                 needs_restore: false,
@@ -620,7 +621,7 @@ impl<'c> FleetSim<'c> {
         job.arrival_h = now_h;
         job.remaining_ref_h = duration_h;
         job.first_start_h = f64::NAN;
-        job.first_start_pending = false;
+        job.run_pending = false;
         job.counted = counted;
         job.burst = false;
         job.needs_restore = false;
@@ -912,32 +913,32 @@ impl<'c> FleetSim<'c> {
         job.pool = sp as u16;
         job.last_pool = sp as u16;
         job.run_start_h = start_h;
-        state.counters.jobs_started += 1;
-        let first_start = job.first_start_h.is_nan();
-        if first_start {
-            job.first_start_h = start_h;
-            job.first_start_pending = start_h > sim.now_h();
+        job.run_pending = start_h > sim.now_h();
+        let end_h = start_h + job.plan.total_h();
+        let (run, job_id, pending) = (job.run, slot, job.run_pending);
+        sim.schedule_at(end_h, Event::RunEnds { job: job_id, run });
+        if !pending {
+            self.begin_run(slot);
         }
-        let record_now = first_start && !job.first_start_pending;
+    }
+
+    /// Counts a run that has begun: the pool's started jobs, the job's first start and wait,
+    /// and whether it burst to an elastic pool.
+    fn begin_run(&mut self, slot: u32) {
+        let job = &mut self.jobs[slot as usize];
+        let state = &mut self.pools[job.pool as usize];
+        state.counters.jobs_started += 1;
         if state.facts.elastic && !job.burst {
             job.burst = true;
             if job.counted {
                 self.totals.burst_jobs += 1;
             }
         }
-        let end_h = start_h + job.plan.total_h();
-        let (run, job_id) = (job.run, slot);
-        sim.schedule_at(end_h, Event::RunEnds { job: job_id, run });
-        if record_now {
-            self.record_first_start(slot);
+        if !job.first_start_h.is_nan() {
+            return;
         }
-    }
-
-    /// Counts a job's wait to its first start, once that start has happened.
-    fn record_first_start(&mut self, slot: u32) {
-        let job = &mut self.jobs[slot as usize];
-        job.first_start_pending = false;
-        let start_h = job.first_start_h;
+        let start_h = job.run_start_h;
+        job.first_start_h = start_h;
         if job.counted && start_h <= self.config.horizon_h {
             let wait_h = start_h - job.arrival_h;
             self.totals.wait_sum_h += wait_h;
@@ -950,18 +951,15 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    /// Settles a first start that was ahead when the run was placed: it happened if `now_h`
-    /// has reached it; otherwise the run never began and the job has not started yet.
-    fn settle_first_start(&mut self, slot: u32, now_h: f64) {
+    /// Settles a run that was waiting for provisioning when placed: it began if `now_h` has
+    /// reached its start; otherwise it never began.
+    fn settle_run(&mut self, slot: u32, now_h: f64) {
         let job = &mut self.jobs[slot as usize];
-        if !job.first_start_pending {
-            return;
-        }
-        if now_h >= job.first_start_h {
-            self.record_first_start(slot);
-        } else {
-            job.first_start_pending = false;
-            job.first_start_h = f64::NAN;
+        if job.run_pending {
+            job.run_pending = false;
+            if now_h >= job.run_start_h {
+                self.begin_run(slot);
+            }
         }
     }
 
@@ -1019,7 +1017,7 @@ impl<'c> FleetSim<'c> {
 
     fn run_ends(&mut self, slot: u32, sim: &mut Sim<Event>) {
         let now_h = sim.now_h();
-        self.settle_first_start(slot, now_h);
+        self.settle_run(slot, now_h);
         let job = &self.jobs[slot as usize];
         let sp = job.pool as usize;
         let (gpus, from_h, checkpoint_h) = (job.gpus, job.run_start_h, job.plan.checkpoint_h());
@@ -1056,7 +1054,7 @@ impl<'c> FleetSim<'c> {
         );
         let gpus = job.gpus;
         let from_h = job.run_start_h;
-        self.settle_first_start(slot, now_h);
+        self.settle_run(slot, now_h);
         let job = &self.jobs[slot as usize];
         let outcome = job.plan.interrupted_after(now_h - from_h);
         let (workload, rate) = (job.workload as usize, self.pools[sp].job_rate_per_gpu_h);
@@ -1372,7 +1370,7 @@ impl<'c> FleetSim<'c> {
                 continue;
             }
             if job.pool != NO_POOL {
-                self.settle_first_start(slot, horizon_h);
+                self.settle_run(slot, horizon_h);
                 let job = &self.jobs[slot as usize];
                 let (sp, gpus, from_h) = (job.pool as usize, job.gpus, job.run_start_h);
                 let partial = job.plan.interrupted_after(horizon_h - from_h);
