@@ -332,3 +332,28 @@ fn no_charts_shards_merge_and_plot() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_frontier_says_which_dots_it_cannot_draw() {
+    let dir = temp_dir("sweep-charts-missing");
+    let out = dir.join("out");
+    // Without DGX nodes and with a burst threshold past the horizon, `hybrid` starts no job at
+    // point 000: it has a cost but no p95 wait, so no dot.
+    sweep(
+        &out,
+        &[
+            "--vary",
+            "pool.dgx.nodes=0,1",
+            "--set",
+            "strategy.hybrid.burst_after_wait_h=5000",
+            "--quiet",
+        ],
+    );
+    let texts = assert_drawn(&out, "sweep_frontier", &[]);
+    let subtitle = texts.join(" ");
+    assert!(
+        subtitle.contains("not shown: 1 point-strategy pair without a p95 wait"),
+        "{texts:?}"
+    );
+    fs::remove_dir_all(dir).unwrap();
+}

@@ -92,12 +92,15 @@ pub fn draw<DB: DrawingBackend>(
 ) -> DrawResult<(), DB> {
     let meta = &results.meta;
     let mut dots: Vec<Dot> = Vec::new();
+    // Point-strategy pairs without a cost or a wait (no job started): said in the subtitle.
+    let mut missing = 0;
     for point in 0..results.n_points() {
         for strategy in 0..results.strategies.len() {
             let (Some(cost), Some(wait)) = (
                 results.stat(Metric::TotalCost, strategy, point),
                 results.stat(Metric::WaitP95, strategy, point),
             ) else {
+                missing += 1;
                 continue;
             };
             dots.push(Dot {
@@ -119,6 +122,12 @@ pub fn draw<DB: DrawingBackend>(
     );
     if any_unfinished {
         subtitle.push_str("; hollow: more than 1 % of jobs unfinished at the end (waits count only the jobs that started), never on the frontier");
+    }
+    if missing > 0 {
+        subtitle.push_str(&format!(
+            "; not shown: {missing} point-strategy pair{} without a p95 wait (no job started)",
+            if missing == 1 { "" } else { "s" }
+        ));
     }
     let area = style::header(
         root,
