@@ -126,30 +126,52 @@ impl Chart {
 
     /// The chart as a PNG file's bytes.
     pub fn render_png(self, results: &Results, path: &Path) -> Result<Vec<u8>, ChartError> {
-        style::register_fonts();
-        let mut rgb = vec![0u8; (WIDTH_PX * HEIGHT_PX * 3) as usize];
-        {
-            let root =
-                BitMapBackend::with_buffer(&mut rgb, (WIDTH_PX, HEIGHT_PX)).into_drawing_area();
-            self.draw(&root, results)
-                .and_then(|()| root.present())
-                .map_err(|error| draw_error(path, &error))?;
-        }
-        encode_png(&rgb, WIDTH_PX, HEIGHT_PX).map_err(|error| draw_error(path, &error))
+        render_png(&(self, results), path)
     }
 
     /// The chart as SVG text.
     pub fn render_svg(self, results: &Results, path: &Path) -> Result<String, ChartError> {
-        style::register_fonts();
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, HEIGHT_PX)).into_drawing_area();
-            self.draw(&root, results)
-                .and_then(|()| root.present())
-                .map_err(|error| draw_error(path, &error))?;
-        }
-        Ok(svg)
+        render_svg(&(self, results), path)
     }
+}
+
+impl Drawing for (Chart, &Results) {
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<(), DB> {
+        self.0.draw(root, self.1)
+    }
+}
+
+/// A chart with its data, drawable on any plotters backend (run and sweep charts alike).
+pub(crate) trait Drawing {
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<(), DB>;
+}
+
+/// Renders a chart as a PNG file's bytes (1600 x 1000, the bundled font).
+pub(crate) fn render_png(chart: &impl Drawing, path: &Path) -> Result<Vec<u8>, ChartError> {
+    style::register_fonts();
+    let mut rgb = vec![0u8; (WIDTH_PX * HEIGHT_PX * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (WIDTH_PX, HEIGHT_PX)).into_drawing_area();
+        chart
+            .draw_on(&root)
+            .and_then(|()| root.present())
+            .map_err(|error| draw_error(path, &error))?;
+    }
+    encode_png(&rgb, WIDTH_PX, HEIGHT_PX).map_err(|error| draw_error(path, &error))
+}
+
+/// Renders a chart as SVG text.
+pub(crate) fn render_svg(chart: &impl Drawing, path: &Path) -> Result<String, ChartError> {
+    style::register_fonts();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, HEIGHT_PX)).into_drawing_area();
+        chart
+            .draw_on(&root)
+            .and_then(|()| root.present())
+            .map_err(|error| draw_error(path, &error))?;
+    }
+    Ok(svg)
 }
 
 fn draw_error(path: &Path, error: &dyn std::error::Error) -> ChartError {

@@ -27,8 +27,8 @@ use plotters::prelude::*;
 
 pub use input::{Metric, SWEEP_INPUT_FILES, SweepResults};
 
-use super::style::{self, DrawResult, HEIGHT_PX, WIDTH_PX};
-use super::{ChartError, draw_error, encode_png};
+use super::style::DrawResult;
+use super::{ChartError, Drawing, render_png, render_svg};
 use crate::output::{Pending, write_bytes};
 
 /// Every sweep chart file starts with this, and nothing else fleetsim writes into a sweep
@@ -104,29 +104,18 @@ impl SweepChart {
 
     /// The chart as a PNG file's bytes.
     pub fn render_png(self, results: &SweepResults, path: &Path) -> Result<Vec<u8>, ChartError> {
-        style::register_fonts();
-        let mut rgb = vec![0u8; (WIDTH_PX * HEIGHT_PX * 3) as usize];
-        {
-            let root =
-                BitMapBackend::with_buffer(&mut rgb, (WIDTH_PX, HEIGHT_PX)).into_drawing_area();
-            self.draw(&root, results)
-                .and_then(|()| root.present())
-                .map_err(|error| draw_error(path, &error))?;
-        }
-        encode_png(&rgb, WIDTH_PX, HEIGHT_PX).map_err(|error| draw_error(path, &error))
+        render_png(&(self, results), path)
     }
 
     /// The chart as SVG text.
     pub fn render_svg(self, results: &SweepResults, path: &Path) -> Result<String, ChartError> {
-        style::register_fonts();
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, HEIGHT_PX)).into_drawing_area();
-            self.draw(&root, results)
-                .and_then(|()| root.present())
-                .map_err(|error| draw_error(path, &error))?;
-        }
-        Ok(svg)
+        render_svg(&(self, results), path)
+    }
+}
+
+impl Drawing for (SweepChart, &SweepResults) {
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<(), DB> {
+        self.0.draw(root, self.1)
     }
 }
 
