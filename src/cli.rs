@@ -351,6 +351,7 @@ fn simulate_and_write(
         sweep_point: None,
     };
     let files = output::write_results(out, &run_output, &info, args.trace)?;
+    output::remove_stale(out, &files, args.no_charts)?;
     let charts = if args.no_charts {
         Vec::new()
     } else {
@@ -362,8 +363,6 @@ fn simulate_and_write(
             )
         })?
     };
-    let all_written: Vec<PathBuf> = files.iter().chain(&charts).cloned().collect();
-    output::remove_stale(out, &all_written)?;
     if !args.quiet {
         print!("{}", output::summary_table(config, &run_output.aggregates));
         let names: Vec<String> = files

@@ -256,11 +256,11 @@ const BAD_FILES: &[Bad] = &[
     ),
     bad(
         "gpu_no_pool_offers",
-        "line 13: `workload.train.gpu` names GPU type `A100` that no pool offers (did you mean `H100`?); pools offer: H100",
+        "line 13: `workload.train.gpu` names GPU type `A100` that no pool offers and [gpu_speed] does not name (did you mean `H100`?); pools offer: H100",
     ),
     bad(
         "accepts_unknown_gpu",
-        "line 14: `workload.train.accepts` names GPU type `H10` that no pool offers (did you mean `H100`?); pools offer: H100",
+        "line 14: `workload.train.accepts` names GPU type `H10` that no pool offers and [gpu_speed] does not name (did you mean `H100`?); pools offer: H100",
     ),
     bad(
         "gang_never_fits",

@@ -197,6 +197,10 @@ proptest! {
             for job in &unit.jobs {
                 prop_assert!(job.start_h.is_nan() || job.start_h >= job.arrival_h, "{:?}", job);
                 prop_assert!(job.end_h.is_nan() || job.end_h >= job.start_h, "{:?}", job);
+                // Without checkpoints a preempted run loses all it did, which is more than
+                // nothing once it has begun; a gang whose node is lost while it still waits for
+                // another being provisioned was not preempted.
+                prop_assert!(f.checkpoint || job.preemptions == 0 || job.lost_gpu_hours > 0.0, "{:?}", job);
             }
             // The trace (every job of replication 0) and the statistics agree on the waits:
             // jobs that started by the horizon, counted once each, from their first start.

@@ -550,9 +550,7 @@ fn a_warning_shared_by_several_points_is_said_once() {
     let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("nodes = 0")).collect();
     assert_eq!(lines.len(), 1, "{stderr}");
     assert!(
-        lines[0].starts_with(
-            "warning: 3 points, point 000 (strategy.hybrid.burst_after_wait_h=0, pool.dgx.nodes=0) to point 006 ("
-        ),
+        lines[0].starts_with("warning: 3 points (000, 003, 006): pool `dgx` has nodes = 0"),
         "{stderr}"
     );
     std::fs::remove_dir_all(dir).unwrap();

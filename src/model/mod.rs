@@ -911,7 +911,6 @@ impl<'c> FleetSim<'c> {
         };
         job.run = job.run.wrapping_add(1);
         job.pool = sp as u16;
-        job.last_pool = sp as u16;
         job.run_start_h = start_h;
         job.run_pending = start_h > sim.now_h();
         let end_h = start_h + job.plan.total_h();
@@ -926,6 +925,7 @@ impl<'c> FleetSim<'c> {
     /// and whether it burst to an elastic pool.
     fn begin_run(&mut self, slot: u32) {
         let job = &mut self.jobs[slot as usize];
+        job.last_pool = job.pool;
         let state = &mut self.pools[job.pool as usize];
         state.counters.jobs_started += 1;
         if state.facts.elastic && !job.burst {
@@ -1073,20 +1073,22 @@ impl<'c> FleetSim<'c> {
         job.run = job.run.wrapping_add(1);
         job.pool = NO_POOL;
         // A run cut short before it began (its gang waited for a node being provisioned) wrote
-        // and read nothing: whether the next run restores stays as it was.
-        if now_h >= from_h {
+        // and read nothing, and the job was not preempted: it lost a node it had not started
+        // on. Its restore need, preemption count and spot fallback stay as they were.
+        let began = now_h >= from_h;
+        if began {
             job.needs_restore = has_checkpoint;
-        }
-        match cause {
-            Cause::Preemption => {
-                job.preemptions += 1;
-                self.totals.preemptions += 1;
-                self.pools[sp].counters.preemptions += 1;
+            match cause {
+                Cause::Preemption => {
+                    job.preemptions += 1;
+                    self.totals.preemptions += 1;
+                    self.pools[sp].counters.preemptions += 1;
+                }
+                Cause::NodeFailure => {
+                    self.totals.node_failures += 1;
+                }
+                Cause::TermEnd => {}
             }
-            Cause::NodeFailure => {
-                self.totals.node_failures += 1;
-            }
-            Cause::TermEnd => {}
         }
         self.enqueue(slot, sim);
     }

@@ -111,10 +111,17 @@ fn remove_partials(dir: &Path) {
 }
 
 /// Removes the files of an earlier run in `dir` that this run did not write (`jobs.csv`
-/// after a run without `--trace`, charts after `--no-charts`), so that every result file in
-/// the folder belongs to the same run. Only fleetsim's own file names are touched.
-pub fn remove_stale(dir: &Path, written: &[PathBuf]) -> Result<(), OutputError> {
-    let ours = std::iter::once("jobs.csv".to_string()).chain(charts::file_names());
+/// after a run without `--trace`; with `charts`, the charts, after `--no-charts`), so that
+/// every result file in the folder belongs to the same run. Called right after the CSV files
+/// are in place, before charts are drawn (which replace all chart files, or fail). Only
+/// fleetsim's own file names are touched.
+pub fn remove_stale(dir: &Path, written: &[PathBuf], charts: bool) -> Result<(), OutputError> {
+    let chart_names = if charts {
+        charts::file_names()
+    } else {
+        Vec::new()
+    };
+    let ours = std::iter::once("jobs.csv".to_string()).chain(chart_names);
     for name in ours {
         let path = dir.join(&name);
         if !written.contains(&path) && path.is_file() {
@@ -136,14 +143,58 @@ pub struct Pending {
 }
 
 impl Pending {
+    /// Renames the file into place; if that fails, its temporary is removed.
     pub fn commit(self) -> Result<PathBuf, OutputError> {
-        fs::rename(&self.partial, &self.path).map_err(io(&self.path))?;
+        if let Err(error) = fs::rename(&self.partial, &self.path) {
+            let _ = fs::remove_file(&self.partial);
+            return Err(io(&self.path)(error));
+        }
         Ok(self.path)
     }
 
     /// Gives up on the file: its temporary is removed.
     pub fn discard(self) {
         let _ = fs::remove_file(&self.partial);
+    }
+}
+
+/// Files written under temporary names that go into place together: [`Staged::commit_all`]
+/// renames them in order; if a rename fails, or the set is dropped before (an error while
+/// writing the rest), the temporaries not yet renamed are removed, so no `.partial` is left.
+#[derive(Default)]
+pub struct Staged {
+    files: Vec<Pending>,
+}
+
+impl Staged {
+    pub fn push(&mut self, file: Pending) {
+        self.files.push(file);
+    }
+
+    /// The final paths of the files, in order.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.files.iter().map(|f| f.path.as_path())
+    }
+
+    pub fn commit_all(mut self) -> Result<Vec<PathBuf>, OutputError> {
+        let mut written = Vec::with_capacity(self.files.len());
+        let mut files = std::mem::take(&mut self.files).into_iter();
+        while let Some(file) = files.next() {
+            match file.commit() {
+                Ok(path) => written.push(path),
+                Err(error) => {
+                    files.for_each(Pending::discard);
+                    return Err(error);
+                }
+            }
+        }
+        Ok(written)
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        self.files.drain(..).for_each(Pending::discard);
     }
 }
 
@@ -345,24 +396,10 @@ pub fn write_results(
     info: &RunInfo,
     trace: bool,
 ) -> Result<Vec<PathBuf>, OutputError> {
-    let mut pending = Vec::new();
-    if let Err(error) = write_pending(dir, output, info, trace, &mut pending) {
-        pending.into_iter().for_each(Pending::discard);
-        return Err(error);
-    }
+    let mut staged = Staged::default();
+    write_pending(dir, output, info, trace, &mut staged)?;
     // run.json is renamed last: a folder whose run.json lists a file holds all of them.
-    let mut written = Vec::new();
-    let mut pending = pending.into_iter();
-    while let Some(file) = pending.next() {
-        match file.commit() {
-            Ok(path) => written.push(path),
-            Err(error) => {
-                pending.for_each(Pending::discard);
-                return Err(error);
-            }
-        }
-    }
-    Ok(written)
+    staged.commit_all()
 }
 
 fn write_pending(
@@ -370,7 +407,7 @@ fn write_pending(
     output: &RunOutput,
     info: &RunInfo,
     trace: bool,
-    pending: &mut Vec<Pending>,
+    pending: &mut Staged,
 ) -> Result<(), OutputError> {
     let aggregates = &output.aggregates;
     let pools: Vec<_> = output
@@ -400,7 +437,7 @@ fn write_pending(
         pending.push(write_csv(dir, "jobs.csv", &jobs)?);
     }
     let mut info = info.clone();
-    info.files = pending.iter().map(|p| file_name(&p.path)).collect();
+    info.files = pending.paths().map(file_name).collect();
     info.files.push("run.json".into());
     let json = serde_json::to_vec_pretty(&info).expect("run info serializes");
     pending.push(write_bytes(dir, "run.json", &json)?);
@@ -548,6 +585,41 @@ mod tests {
         assert!(!dir.join("summary.csv.partial").exists());
         let committed = write_bytes(&dir, "b.txt", b"b").unwrap().commit().unwrap();
         assert_eq!(fs::read(committed).unwrap(), b"b");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn staged_files_go_into_place_together_or_leave_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("fleetsim-staged-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let partials = |dir: &Path| {
+            fs::read_dir(dir)
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".partial"))
+                .count()
+        };
+        // Dropped before committing (an error while writing the rest): nothing stays.
+        {
+            let mut staged = Staged::default();
+            staged.push(write_bytes(&dir, "a.txt", b"a").unwrap());
+            staged.push(write_bytes(&dir, "b.txt", b"b").unwrap());
+            assert_eq!(partials(&dir), 2);
+        }
+        assert_eq!(partials(&dir), 0);
+        assert!(!dir.join("a.txt").exists());
+        // A rename that fails (a non-empty folder in the way) stops there; the later files'
+        // temporaries are removed, the earlier ones are in place.
+        fs::create_dir_all(dir.join("b.txt").join("in-the-way")).unwrap();
+        let mut staged = Staged::default();
+        for name in ["a.txt", "b.txt", "c.txt"] {
+            staged.push(write_bytes(&dir, name, name.as_bytes()).unwrap());
+        }
+        assert!(staged.commit_all().is_err());
+        assert_eq!(fs::read(dir.join("a.txt")).unwrap(), b"a.txt");
+        assert!(!dir.join("c.txt").exists());
+        assert_eq!(partials(&dir), 0);
         fs::remove_dir_all(&dir).unwrap();
     }
 

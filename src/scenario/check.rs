@@ -1143,8 +1143,8 @@ fn check_workload(
             c.push(
                 field,
                 format!(
-                    "names GPU type `{name}` that no pool offers{}; pools offer: {}",
-                    did_you_mean(name, offered.iter().map(String::as_str)),
+                    "names GPU type `{name}` that no pool offers and [gpu_speed] does not name{}; pools offer: {}",
+                    did_you_mean(name, gpu_types.iter().map(String::as_str)),
                     offered.iter().cloned().collect::<Vec<_>>().join(", ")
                 ),
             );

@@ -235,7 +235,7 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
     let mut points = Vec::with_capacity(values.len());
     let mut failures = Vec::new();
     // The same warning at many points is said once, naming the points.
-    let mut point_warnings: Vec<(String, Vec<String>)> = Vec::new();
+    let mut point_warnings: Vec<(String, Vec<(String, String)>)> = Vec::new();
     for (index, point_values) in values.iter().enumerate() {
         let id = format!("{index:0width$}");
         let mut overrides = request.set.clone();
@@ -265,9 +265,10 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
         };
         for warning in &loaded.warnings {
             if !base.warnings.contains(warning) {
+                let point = (id.clone(), point_label.clone());
                 match point_warnings.iter_mut().find(|(w, _)| w == warning) {
-                    Some((_, points)) => points.push(point_label.clone()),
-                    None => point_warnings.push((warning.clone(), vec![point_label.clone()])),
+                    Some((_, points)) => points.push(point),
+                    None => point_warnings.push((warning.clone(), vec![point])),
                 }
             }
         }
@@ -312,9 +313,8 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
     }
     for (warning, points) in point_warnings {
         warnings.push(match points.as_slice() {
-            [one] => format!("{one}: {warning}"),
-            [first, .., last] => format!("{} points, {first} to {last}: {warning}", points.len()),
-            [] => unreachable!("a warning comes from a point"),
+            [(_, label)] => format!("{label}: {warning}"),
+            _ => format!("{}: {warning}", some_points(&points)),
         });
     }
     if !failures.is_empty() {
@@ -349,6 +349,22 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
         points,
         warnings,
     })
+}
+
+/// Names several points by id: all of them up to 6, else the first 5 and the last.
+fn some_points(points: &[(String, String)]) -> String {
+    const LISTED_MAX: usize = 6;
+    let ids: Vec<&str> = points.iter().map(|(id, _)| id.as_str()).collect();
+    let listed = if ids.len() <= LISTED_MAX {
+        ids.join(", ")
+    } else {
+        format!(
+            "{}, ..., {}",
+            ids[..LISTED_MAX - 1].join(", "),
+            ids[ids.len() - 1]
+        )
+    };
+    format!("{} points ({listed})", ids.len())
 }
 
 /// The id of a sweep: the hash of everything its `sweep.json` says but the id itself.

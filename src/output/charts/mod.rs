@@ -24,7 +24,7 @@ use plotters::prelude::*;
 pub use input::{INPUT_FILES, Results, RunMeta};
 use style::{DrawResult, HEIGHT_PX, WIDTH_PX};
 
-use super::{OutputError, Pending, write_bytes};
+use super::{OutputError, Staged, write_bytes};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ChartError {
@@ -206,7 +206,8 @@ pub fn file_names() -> Vec<String> {
 /// the paths written. Nothing is renamed into place until every chart is drawn.
 pub fn draw_all(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
     let results = Results::load(dir)?;
-    let mut pending: Vec<Pending> = Vec::new();
+    // Dropped on an error: the charts drawn so far go, no `.partial` stays.
+    let mut pending = Staged::default();
     for chart in Chart::ALL {
         let png_name = format!("{}.png", chart.file_stem());
         let png = chart.render_png(&results, &dir.join(&png_name))?;
@@ -215,8 +216,5 @@ pub fn draw_all(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
         let svg = chart.render_svg(&results, &dir.join(&svg_name))?;
         pending.push(write_bytes(dir, &svg_name, svg.as_bytes())?);
     }
-    Ok(pending
-        .into_iter()
-        .map(Pending::commit)
-        .collect::<Result<_, _>>()?)
+    Ok(pending.commit_all()?)
 }

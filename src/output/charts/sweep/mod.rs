@@ -29,7 +29,7 @@ pub use input::{Metric, SWEEP_INPUT_FILES, SweepResults};
 
 use super::style::DrawResult;
 use super::{ChartError, Drawing, render_png, render_svg};
-use crate::output::{Pending, write_bytes};
+use crate::output::{Staged, write_bytes};
 
 /// Every sweep chart file starts with this, and nothing else fleetsim writes into a sweep
 /// folder does.
@@ -148,7 +148,8 @@ pub fn is_chart_file(name: &str) -> bool {
 /// returns the paths written. Nothing is renamed into place until every chart is drawn.
 pub fn draw_all(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
     let results = SweepResults::load(dir)?;
-    let mut pending: Vec<Pending> = Vec::new();
+    // Dropped on an error: the charts drawn so far go, no `.partial` stays.
+    let mut pending = Staged::default();
     let mut stems: Vec<String> = Vec::new();
     for chart in SweepChart::all(&results) {
         let mut stem = chart.file_stem(&results);
@@ -164,10 +165,7 @@ pub fn draw_all(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
         let svg = chart.render_svg(&results, &dir.join(&svg_name))?;
         pending.push(write_bytes(dir, &svg_name, svg.as_bytes())?);
     }
-    Ok(pending
-        .into_iter()
-        .map(Pending::commit)
-        .collect::<Result<_, _>>()?)
+    Ok(pending.commit_all()?)
 }
 
 #[cfg(test)]
