@@ -1,6 +1,7 @@
 //! The command line: clap's types are turned into ours here and nowhere else; errors become
 //! messages on stderr and exit codes (0 success, 1 error, 2 bad usage).
 
+mod fit;
 mod sweep;
 
 use std::path::{Path, PathBuf};
@@ -44,6 +45,10 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Combine the folders of a sharded sweep into the files the unsharded sweep writes
     Merge(sweep::MergeArgs),
+    /// Fit parametric workloads (rates, daily and weekly profiles, growth, GPU mix, empirical
+    /// durations) to a job trace and write them as [[workload]] tables; goodness of fit on
+    /// stderr
+    Fit(fit::FitArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -155,6 +160,7 @@ pub fn main() -> ExitCode {
         Command::Plot(args) => plot(&args),
         Command::Sweep(args) => sweep::sweep(args, command_line),
         Command::Merge(args) => sweep::merge(args, command_line),
+        Command::Fit(args) => fit::fit_command(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

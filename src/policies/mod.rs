@@ -107,6 +107,7 @@ mod tests {
             deadline_h,
             priority: 0,
             team: String::new(),
+            trace: None,
         }
     }
 

@@ -1247,6 +1247,7 @@ fn check_workload(
         deadline_h,
         priority: w.priority.unwrap_or(0),
         team,
+        trace: None, // Set by `trace::attach` (issue 12).
     })
 }
 

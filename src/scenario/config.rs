@@ -50,6 +50,9 @@ pub struct Workload {
     pub deadline_h: Option<f64>,
     pub priority: i64,
     pub team: String,
+    /// A trace workload's jobs (issue 12); its `arrivals`, `gpus` and `duration_h` then only
+    /// describe the trace for estimates.
+    pub trace: Option<std::sync::Arc<super::trace::TraceReplay>>,
 }
 
 /// A non-homogeneous Poisson arrival rate, piecewise constant by hour, weekday and month.
