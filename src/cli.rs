@@ -204,7 +204,16 @@ fn validate(args: ValidateArgs) -> Result<()> {
         config.calendar.month_label(0),
         config.replications,
     );
-    if let Some(sweep) = sweep::describe_sweep(&args.scenario, &args.scenario_args.set)? {
+    // Only a file with a [sweep] table has one to describe (planning loads the file again,
+    // traces included).
+    let has_sweep = loaded
+        .resolved
+        .sweep
+        .as_ref()
+        .is_some_and(|s| !s.vary.is_empty());
+    if has_sweep
+        && let Some(sweep) = sweep::describe_sweep(&args.scenario, &args.scenario_args.set)?
+    {
         println!("{}: {sweep}", args.scenario.display());
     }
     Ok(())

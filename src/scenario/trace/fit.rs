@@ -98,6 +98,9 @@ pub struct Fitted {
 #[derive(Debug, Clone)]
 pub struct Fit {
     pub workloads: Vec<Fitted>,
+    /// Classes whose jobs all fall outside the frame (on the partial first or last day), with
+    /// their jobs: not fitted.
+    pub skipped: Vec<(String, usize)>,
     /// The frame: first day (UTC, when the trace has dates), days, and whether it is whole days.
     pub frame_start: Option<jiff::civil::Date>,
     pub frame_days: f64,
@@ -209,6 +212,7 @@ pub fn fit(trace: &Trace, options: &FitOptions) -> Result<Fit, String> {
     let weekday_of = |d: i64| (i64::from(calendar.start_weekday) + d).rem_euclid(7) as usize;
 
     let mut fitted = Vec::new();
+    let mut skipped = Vec::new();
     for (name, team, members) in classes {
         let in_frame: Vec<usize> = members
             .iter()
@@ -216,6 +220,11 @@ pub fn fit(trace: &Trace, options: &FitOptions) -> Result<Fit, String> {
             .filter(|j| (frame_start_h..frame_end_h).contains(&jobs[*j].submit_h))
             .collect();
         let n_frame = in_frame.len();
+        if n_frame == 0 {
+            // Its jobs all fall on the partial first or last day: no rate to fit.
+            skipped.push((name, members.len()));
+            continue;
+        }
 
         // Weekly and daily profiles.
         let weekly = (dated && whole_days && frame_days >= 14.0 && n_frame >= 70).then(|| {
@@ -409,7 +418,7 @@ pub fn fit(trace: &Trace, options: &FitOptions) -> Result<Fit, String> {
             week_dispersion,
         });
     }
-    if fitted.iter().all(|f| f.jobs_in_frame == 0) {
+    if fitted.is_empty() {
         return Err(
             "no job falls in the trace's whole days (all but its first and last calendar day): nothing to fit a rate to"
                 .to_string(),
@@ -417,6 +426,7 @@ pub fn fit(trace: &Trace, options: &FitOptions) -> Result<Fit, String> {
     }
     Ok(Fit {
         workloads: fitted,
+        skipped,
         frame_start,
         frame_days,
         whole_days,
@@ -631,9 +641,11 @@ impl Fit {
     pub fn to_toml(&self, trace: &Trace) -> String {
         let mut out = String::new();
         let frame = match (self.frame_start, self.whole_days) {
-            (Some(start), true) => format!("{:.0} whole days from {start} (UTC)", self.frame_days),
+            (Some(start), true) => {
+                format!("{:.0} whole day(s) from {start} (UTC)", self.frame_days)
+            }
             (None, true) => format!(
-                "{:.0} whole days (times are seconds from the trace's start: weekdays unknown)",
+                "{:.0} whole day(s) (times are seconds from the trace's start: weekdays unknown)",
                 self.frame_days
             ),
             _ => format!(
@@ -659,6 +671,13 @@ impl Fit {
                 None => String::new(),
             }
         );
+        for (name, jobs) in &self.skipped {
+            let _ = writeln!(
+                out,
+                "# Not fitted: {name} ({} job(s), all on the trace's partial first or last day).",
+                thousands(*jobs as u64)
+            );
+        }
         let total_gpu_hours = trace.gpu_hours().max(f64::MIN_POSITIVE);
         for w in &self.workloads {
             out.push('\n');
@@ -826,6 +845,13 @@ impl Fit {
                 format!("{:.3} ({:.3})", w.per_hour, w.per_hour_fit),
                 w.dispersion,
                 w.week_dispersion,
+            );
+        }
+        for (name, jobs) in &self.skipped {
+            let _ = writeln!(
+                out,
+                "{name}: not fitted: its {} job(s) all fall on the trace's partial first or last day",
+                thousands(*jobs as u64)
             );
         }
         out.push_str(

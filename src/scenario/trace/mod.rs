@@ -614,7 +614,8 @@ pub fn open(path: &Path, line_limit: bool) -> Result<Input, TraceError> {
     if file.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(TraceError::file(path, "is a folder; name the trace file"));
     }
-    let mut magic = [0u8; 6];
+    // The first 8 KiB tell a compressed or binary file from text before any parsing.
+    let mut magic = vec![0u8; 8192];
     let mut filled = 0;
     while filled < magic.len() {
         match file.read(&mut magic[filled..]) {
@@ -646,11 +647,43 @@ pub fn open(path: &Path, line_limit: bool) -> Result<Input, TraceError> {
             });
         }
     }
+    if let Some(at) = magic.iter().position(|b| *b == 0) {
+        let (line, column) = position_in(magic, at);
+        return Err(TraceError::Binary {
+            path: path.to_path_buf(),
+            line,
+            column,
+        });
+    }
+    if let Err(e) = std::str::from_utf8(magic) {
+        // A character cut by the 8 KiB boundary is fine; anything else is not UTF-8 text.
+        if e.error_len().is_some() {
+            let (line, column) = position_in(magic, e.valid_up_to());
+            return Err(TraceError::file(
+                path,
+                format!(
+                    "line {line}, column {column}: not UTF-8 text (a byte 0x{:02x}); a trace is UTF-8 CSV, sacct output or JSON (save a spreadsheet as \"CSV UTF-8\")",
+                    magic[e.valid_up_to()]
+                ),
+            ));
+        }
+    }
     let rest = io::BufReader::with_capacity(1 << 16, file);
     Ok(Guarded::new(
         io::Cursor::new(magic.to_vec()).chain(rest),
         line_limit,
     ))
+}
+
+/// Line and column (from 1, in bytes) of byte `at` of `text`.
+fn position_in(text: &[u8], at: usize) -> (u64, u64) {
+    let before = &text[..at];
+    let line = before.iter().filter(|b| **b == b'\n').count() as u64 + 1;
+    let column = match before.iter().rposition(|b| *b == b'\n') {
+        Some(last) => (at - last) as u64,
+        None => at as u64 + 1,
+    };
+    (line, column)
 }
 
 /// A reader that counts lines and refuses NUL bytes and overlong lines, so a binary or

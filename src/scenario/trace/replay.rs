@@ -322,9 +322,26 @@ pub fn prepare(
 /// Whether two names of a file name the same one (a shorter name for messages is only used
 /// when it does).
 fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
+    let canonical = |p: &Path| {
+        let p = if p.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            p
+        };
+        std::fs::canonicalize(p).ok()
+    };
+    match (canonical(a), canonical(b)) {
+        (Some(a), Some(b)) => a == b,
+        // A file that does not exist: the same if it would be in the same folder.
+        _ => {
+            a.file_name() == b.file_name()
+                && match (a.parent(), b.parent()) {
+                    (Some(pa), Some(pb)) => {
+                        canonical(pa).is_some() && canonical(pa) == canonical(pb)
+                    }
+                    _ => false,
+                }
+        }
     }
 }
 
