@@ -536,3 +536,115 @@ fn fit_then_run_gives_back_the_traces_arrivals_and_gpu_hours() {
         "{busy} GPU-h in the trace, one replication of the fit in [{low}, {high}]"
     );
 }
+
+// ---- readers never panic -------------------------------------------------------------------
+
+mod fuzz {
+    use std::path::PathBuf;
+
+    use fleetsim::scenario::trace::fit::{FitOptions, SplitBy, fit};
+    use fleetsim::scenario::trace::{ReadOptions, TimeZoneSpec, TraceFormat, read};
+    use proptest::prelude::*;
+    use proptest::test_runner::FileFailurePersistence;
+
+    /// Valid traces of each format, to mutate.
+    const SAMPLES: [(TraceFormat, &str); 6] = [
+        (TraceFormat::Csv, "tests/data/traces/bad/large_gang.csv"),
+        (TraceFormat::Slurm, "tests/data/traces/slurm.txt"),
+        (TraceFormat::Helios, "tests/data/traces/helios.csv"),
+        (TraceFormat::Acme, "tests/data/traces/acme.csv"),
+        (TraceFormat::Philly, "tests/data/traces/philly.json"),
+        (TraceFormat::Openb, "tests/data/traces/openb.csv"),
+    ];
+
+    fn config() -> ProptestConfig {
+        ProptestConfig {
+            cases: std::env::var("PROPTEST_CASES")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(300),
+            failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+                "tests/proptest-regressions/traces.txt",
+            ))),
+            ..ProptestConfig::default()
+        }
+    }
+
+    /// Reads `bytes` as `format` (PAI: as its job table, beside the sample task table) and, if
+    /// it reads, fits it: either may refuse, neither may panic.
+    fn exercise(bytes: &[u8], format: TraceFormat, case: u64) {
+        let dir =
+            std::env::temp_dir().join(format!("fleetsim-trace-fuzz-{}-{case}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path: PathBuf = if format == TraceFormat::Pai {
+            std::fs::copy(
+                "tests/data/traces/pai/pai_task_table.csv",
+                dir.join("pai_task_table.csv"),
+            )
+            .unwrap();
+            dir.join("pai_job_table.csv")
+        } else {
+            dir.join("trace")
+        };
+        std::fs::write(&path, bytes).unwrap();
+        let options = ReadOptions {
+            format,
+            timezone: TimeZoneSpec::Utc,
+        };
+        if let Ok(trace) = read(&path, &options) {
+            for by in [SplitBy::Gpus, SplitBy::Team] {
+                let options = FitOptions {
+                    by,
+                    name: "fuzz".into(),
+                    gpu: None,
+                    teams_max: 3,
+                };
+                if let Ok(fitted) = fit(&trace, &options) {
+                    let text = fitted.to_toml(&trace);
+                    assert!(toml::from_str::<toml::Table>(&text).is_ok(), "{text}");
+                    let _ = fitted.report(&trace);
+                }
+            }
+        } else if let Err(error) = read(&path, &options) {
+            assert!(!error.to_string().is_empty());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn any_bytes_are_read_or_refused_without_a_panic(
+            bytes in proptest::collection::vec(any::<u8>(), 0..400),
+            format in 0..7usize,
+            case in any::<u64>(),
+        ) {
+            exercise(&bytes, TraceFormat::ALL[format], case);
+        }
+
+        #[test]
+        fn mutated_traces_are_read_or_refused_without_a_panic(
+            sample in 0..SAMPLES.len(),
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0..3u8), 1..6),
+            case in any::<u64>(),
+        ) {
+            let (format, file) = SAMPLES[sample];
+            let mut bytes = std::fs::read(file).unwrap();
+            for (at, byte, kind) in edits {
+                if bytes.is_empty() {
+                    break;
+                }
+                let i = at.index(bytes.len());
+                match kind {
+                    0 => bytes[i] = byte,
+                    1 => bytes.insert(i, byte),
+                    _ => {
+                        bytes.remove(i);
+                    }
+                }
+            }
+            exercise(&bytes, format, case);
+        }
+    }
+}

@@ -49,6 +49,10 @@ pub const TRACE_JOBS_MAX: usize = 20_000_000;
 pub const LINE_BYTES_MAX: u64 = 1 << 20;
 /// A JSON job (one element of Philly's list) larger than this is refused.
 pub const JSON_JOB_BYTES_MAX: u64 = 16 << 20;
+/// GPUs one job may hold: the scenario's bound for `gpus` (1024 nodes of 1024 GPUs).
+pub const JOB_GPUS_MAX: u32 = 1 << 20;
+/// A job's duration, and a trace's span, may be at most a century: more is a unit mistake.
+pub const CENTURY_S: f64 = 100.0 * 365.25 * 86_400.0;
 
 /// The formats `trace_format` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
@@ -414,6 +418,27 @@ impl Builder {
                 path: self.path.clone(),
             });
         }
+        if job.gpus > JOB_GPUS_MAX {
+            return Err(TraceError::value(
+                &self.path,
+                job.line,
+                &self.gpus_column,
+                format!(
+                    "a job of {} GPUs: at most {JOB_GPUS_MAX} are simulated",
+                    job.gpus
+                ),
+            ));
+        }
+        if job.duration_s > CENTURY_S {
+            return Err(TraceError::Value {
+                path: self.path.clone(),
+                at: format!("line {}", job.line),
+                problem: format!(
+                    "the job runs {:.3e} s, more than a century: is the duration in another unit?",
+                    job.duration_s
+                ),
+            });
+        }
         let (absolute, seconds) = match job.submit {
             Stamp::Absolute(s) => (true, s),
             Stamp::Relative(s) => (false, s),
@@ -549,6 +574,20 @@ impl Builder {
             }
             (None, 0.0)
         };
+        let last_s = self
+            .submit_s
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        if last_s - first_s > CENTURY_S {
+            return Err(TraceError::file(
+                &self.path,
+                format!(
+                    "its submit times span {:.0} years: more than a century (a mix of units, or seconds since 1970 read as seconds from the start?)",
+                    (last_s - first_s) / (365.25 * 86_400.0)
+                ),
+            ));
+        }
         for (job, seconds) in self.jobs.iter_mut().zip(&self.submit_s) {
             job.submit_h = (seconds - origin_s) / 3600.0;
         }
