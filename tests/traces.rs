@@ -648,3 +648,46 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn fitted_workloads_by_team_validate_and_run_as_written() {
+    let dir = temp_dir("fit-team");
+    let fitted = dir.join("teams.toml");
+    let output = fleetsim(&[
+        "fit",
+        "scenarios/traces/slurm-llm-sample.txt",
+        "--format",
+        "slurm",
+        "--by",
+        "team",
+        "--out",
+        fitted.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&fitted).unwrap();
+    for team in ["llm-dev", "llm-eval", "llm-sft", "llm-pretrain"] {
+        assert!(
+            text.contains(&format!("team = \"{team}\"")),
+            "{team}:\n{text}"
+        );
+    }
+    let scenario = dir.join("teams-run.toml");
+    std::fs::write(
+        &scenario,
+        format!("start = \"2027-01-01\"\nhorizon_months = 1\nreplications = 2\n{UNLIMITED_ON_DEMAND}\n{text}"),
+    )
+    .unwrap();
+    let validate = fleetsim(&["validate", scenario.to_str().unwrap()]);
+    assert_eq!(
+        validate.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&validate.stderr)
+    );
+    run(&scenario, &dir.join("out"), &[]);
+}
