@@ -347,7 +347,8 @@ fn a_slurm_history_replays_to_the_gpu_hours_sacct_accounted() {
     std::fs::write(
         &scenario,
         format!(
-            "start = \"2027-01-01\"\nhorizon_months = 1\nreplications = 2\n\n[[workload]]\nname = \"slurm\"\ntrace = \"history.txt\"\ntrace_format = \"slurm\"\nreplay = \"exact\"\n\n[[pool]]\nname = \"cloud\"\ntype = \"on_demand\"\ngpu = \"H100\"\ngpus_per_node = 8\nprice_per_gpu_h = 1.0\n\n[[strategy]]\nname = \"cloud\"\npools = [\"cloud\"]\n"
+            "start = \"2027-01-01\"\nhorizon_months = 1\nreplications = 2\n\n[[workload]]\nname = \"slurm\"\ntrace = \"history.txt\"\ntrace_format = \"slurm\"\nreplay = \"exact\"\n{}",
+            crate::traces::UNLIMITED_ON_DEMAND
         ),
     )
     .unwrap();

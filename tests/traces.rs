@@ -39,7 +39,7 @@ fn rfc3339(first_day: (u32, u32, u32), s: u64) -> String {
     let days_in = |y: u32, m: u32| match m {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
-        _ if y % 4 == 0 => 29,
+        _ if y.is_multiple_of(4) => 29,
         _ => 28,
     };
     let (mut y, mut m, mut d) = (year, month, day);
@@ -78,7 +78,7 @@ fn write_csv(path: &Path, first_day: (u32, u32, u32), jobs: &[Job]) {
 }
 
 /// An on-demand pool that never makes a job wait or pays for idle time beyond a second.
-const UNLIMITED_ON_DEMAND: &str = r#"
+pub const UNLIMITED_ON_DEMAND: &str = r#"
 [[pool]]
 name = "cloud"
 type = "on_demand"

@@ -171,13 +171,15 @@ pub fn fit(trace: &Trace, options: &FitOptions) -> Result<Fit, String> {
             }
         }
         SplitBy::Team => {
+            // Team -> (GPU-hours, its jobs).
+            type Teams<'t> = Vec<(Option<&'t str>, (f64, Vec<usize>))>;
             let mut by_team: BTreeMap<Option<&str>, (f64, Vec<usize>)> = BTreeMap::new();
-            for j in 0..jobs.len() {
+            for (j, job) in jobs.iter().enumerate() {
                 let entry = by_team.entry(trace.team(j)).or_default();
-                entry.0 += f64::from(jobs[j].gpus) * jobs[j].duration_h;
+                entry.0 += f64::from(job.gpus) * job.duration_h;
                 entry.1.push(j);
             }
-            let mut teams: Vec<(Option<&str>, (f64, Vec<usize>))> = by_team.into_iter().collect();
+            let mut teams: Teams<'_> = by_team.into_iter().collect();
             teams.sort_by(|a, b| b.1.0.total_cmp(&a.1.0).then(a.0.cmp(&b.0)));
             let mut other: Vec<usize> = Vec::new();
             let mut used = std::collections::BTreeSet::new();
@@ -475,7 +477,7 @@ fn poisson_trend(counts: &[f64]) -> Option<(f64, f64)> {
             gb += k * (c - mu);
         }
         let det = s0 * s2 - s1 * s1;
-        if !(det > 0.0) {
+        if det.is_nan() || det <= 0.0 {
             return None;
         }
         let (da, db) = ((s2 * ga - s1 * gb) / det, (s0 * gb - s1 * ga) / det);

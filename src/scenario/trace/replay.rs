@@ -121,7 +121,10 @@ impl Workload {
 /// points of a sweep): one copy in memory, one read from disk. A file changed on disk (size or
 /// modification time) is read again.
 #[derive(Clone, Default)]
-pub struct TraceCache(Arc<Mutex<Vec<(CacheKey, Arc<Trace>)>>>);
+pub struct TraceCache(Arc<Mutex<Vec<Cached>>>);
+
+/// A trace read, with what identifies its file(s) on disk.
+type Cached = (CacheKey, Arc<Trace>);
 
 #[derive(Debug, Clone, PartialEq)]
 struct CacheKey {
