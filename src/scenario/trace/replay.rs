@@ -655,3 +655,70 @@ pub fn attach(
     }
     issues
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use crate::scenario::Source;
+
+    fn source(trace_line: &str) -> Source {
+        let trace = std::fs::canonicalize("tests/data/traces/slurm.txt").unwrap();
+        Source {
+            text: format!(
+                "start = \"2027-01-01\"\nhorizon_months = 1\n[gpu_speed]\nH100 = 1.0\nA100 = 0.5\n\n[[workload]]\nname = \"w\"\ntrace = \"{}\"\ntrace_format = \"slurm\"\nreplay = \"exact\"\n{trace_line}\n[[pool]]\nname = \"p\"\ntype = \"on_demand\"\ngpu = \"H100\"\ngpus_per_node = 8\nprice_per_gpu_h = 1\n\n[[strategy]]\nname = \"s\"\npools = [\"p\"]\n",
+                trace.display()
+            ),
+            origin: PathBuf::from("<test>"),
+            default_name: "test".into(),
+            traces: super::TraceCache::default(),
+        }
+    }
+
+    #[test]
+    fn loads_of_one_source_share_one_trace() {
+        let source = source("");
+        let (a, b) = (source.load(&[]).unwrap(), source.load(&[]).unwrap());
+        let trace = |loaded: &crate::scenario::Loaded| {
+            std::sync::Arc::clone(&loaded.config.workloads[0].trace.as_ref().unwrap().trace)
+        };
+        assert!(std::sync::Arc::ptr_eq(&trace(&a), &trace(&b)));
+    }
+
+    #[test]
+    fn per_job_gpu_types_convert_durations_and_teams_come_from_the_trace() {
+        let loaded = source("").load(&[]).unwrap();
+        let workload = &loaded.config.workloads[0];
+        let replay = workload.trace.as_ref().unwrap();
+        // The a100 job (24 h on A100) is 12 h of work on the workload's H100.
+        let typed = replay.trace.jobs.iter().position(|j| j.gpus == 8).unwrap() as u32;
+        assert_eq!(replay.job(typed), (8, 12.0));
+        assert_eq!(workload.team_of(0), "nlp");
+        assert_eq!(workload.team_of(super::NO_SPEC), "w");
+        // A team in the workload applies to every job.
+        let loaded = source("team = \"platform\"").load(&[]).unwrap();
+        assert_eq!(loaded.config.workloads[0].team_of(0), "platform");
+    }
+
+    #[test]
+    fn a_job_the_trace_marks_not_checkpointable_does_not_checkpoint() {
+        let dir = std::env::temp_dir().join(format!("fleetsim-replay-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let csv = dir.join("flags.csv");
+        std::fs::write(
+            &csv,
+            "submit_time,duration_h,gpus,checkpointable\n0,1,1,false\n1,1,1,true\n2,1,1,\n",
+        )
+        .unwrap();
+        let text = format!(
+            "start = \"2027-01-01\"\nhorizon_months = 1\n\n[[workload]]\nname = \"w\"\ntrace = \"{}\"\nreplay = \"exact\"\ncheckpoint = {{ every_h = 0.5, write_h = 0.01, restart_h = 0.01 }}\n\n[[pool]]\nname = \"p\"\ntype = \"on_demand\"\ngpu = \"H100\"\ngpus_per_node = 8\nprice_per_gpu_h = 1\n\n[[strategy]]\nname = \"s\"\npools = [\"p\"]\n",
+            csv.display()
+        );
+        let loaded = crate::scenario::load_text(&text, &PathBuf::from("<test>"), "t", &[]).unwrap();
+        let workload = &loaded.config.workloads[0];
+        assert!(workload.checkpoint_of(0).is_none());
+        assert!(workload.checkpoint_of(1).is_some());
+        assert!(workload.checkpoint_of(2).is_some());
+        assert!(workload.checkpoint_of(super::NO_SPEC).is_some());
+    }
+}
