@@ -611,9 +611,17 @@ impl Builder {
     }
 }
 
-/// 12,345.
+/// 12,345 (here rather than from `output`, which is a layer above `scenario`).
 pub fn thousands(n: u64) -> String {
-    crate::output::thousands(n as f64, 0)
+    let digits = n.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
 }
 
 /// A path for messages: `a/b/../c` as `a/c`, without touching the file system.
@@ -871,6 +879,14 @@ pub fn io_error(path: &Path, error: io::Error) -> TraceError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(20_000_000), "20,000,000");
+    }
 
     #[test]
     fn paths_are_shown_without_dot_dot() {
