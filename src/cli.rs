@@ -204,6 +204,11 @@ fn validate(args: ValidateArgs) -> Result<()> {
         config.calendar.month_label(0),
         config.replications,
     );
+    for workload in &config.workloads {
+        if let Some(replay) = &workload.trace {
+            println!("  workload `{}`: {}", workload.name, replay.describe());
+        }
+    }
     // Only a file with a [sweep] table has one to describe (planning loads the file again,
     // traces included).
     let has_sweep = loaded

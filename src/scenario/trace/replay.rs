@@ -90,6 +90,43 @@ impl TraceReplay {
     }
 }
 
+impl TraceReplay {
+    /// One line for `fleetsim validate`: the jobs, their period and GPU-hours, and the replay.
+    pub fn describe(&self) -> String {
+        let trace = &self.trace;
+        let period = match trace.origin {
+            Some(origin) => {
+                let day = |h: f64| {
+                    origin
+                        .checked_add(jiff::Span::new().days((h / 24.0).floor() as i64))
+                        .map_or_else(|_| "?".to_string(), |d| d.to_string())
+                };
+                format!(
+                    "from {} to {} (UTC)",
+                    day(trace.jobs[0].submit_h),
+                    day(trace.jobs[trace.jobs.len() - 1].submit_h)
+                )
+            }
+            None => format!("over {:.1} days", trace.span_h() / 24.0),
+        };
+        let replay = match self.mode {
+            Replay::Exact => "exact replay".to_string(),
+            Replay::Bootstrap => format!(
+                "bootstrap over {} whole weekdays and {} weekend days",
+                self.days[0].len(),
+                self.days[1].len()
+            ),
+        };
+        format!(
+            "{} jobs of {} ({}) {period}, {} GPU-hours; {replay}",
+            thousands(trace.jobs.len() as u64),
+            trace.path.display(),
+            trace.format,
+            thousands(trace.gpu_hours().round() as u64),
+        )
+    }
+}
+
 impl Workload {
     /// The checkpoint settings of a job of this workload (`spec`: its trace job, or
     /// [`NO_SPEC`]): the workload's, unless the trace says the job cannot checkpoint.
