@@ -12,6 +12,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
+use crate::format::thousands;
 use crate::output;
 use crate::records::RunInfo;
 use crate::runner::{self, RunError};
@@ -262,7 +263,7 @@ fn check_trace_size(config: &scenario::Config) -> Result<()> {
             "--trace would keep about {:.1e} job rows in memory ({} strategies x {} jobs of replication 0), more than {TRACE_ROWS_MAX:.0e}; drop --trace, or shorten horizon_months (e.g. --set horizon_months=1) for the trace",
             rows,
             config.strategies.len(),
-            output::thousands(config.jobs_per_unit_estimate, 0)
+            thousands(config.jobs_per_unit_estimate, 0)
         );
     }
     Ok(())
@@ -378,7 +379,7 @@ fn simulate_and_write(
             names.join(", "),
             out.display(),
             wall_time_s,
-            output::thousands(run_output.events as f64, 0)
+            thousands(run_output.events as f64, 0)
         );
     }
     Ok(())

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, Result};
 
 use super::ScenarioArgs;
+use crate::format::thousands;
 use crate::output;
 use crate::records::SweepInfo;
 use crate::scenario::Override;
@@ -249,8 +250,8 @@ fn report(info: &SweepInfo, outcome: &Outcome, out: &Path, charts: usize) {
                 "simulated {} points{resumed} in {:.1} s ({} replications/s, {} events/s); results in {}{charts}",
                 run.points_simulated,
                 run.wall_time_s,
-                output::thousands(run.replications_per_s, 1),
-                output::thousands(run.events_per_s, 0),
+                thousands(run.replications_per_s, 1),
+                thousands(run.events_per_s, 0),
                 out.display()
             );
             if let Some(shard) = &outcome.shard {

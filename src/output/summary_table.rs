@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::thousands;
+use crate::format::thousands;
 use crate::records::SummaryRow;
 use crate::scenario::Config;
 use crate::stats::Aggregates;

@@ -10,7 +10,7 @@ use super::config::*;
 use super::file::*;
 use super::lines::Lines;
 use super::overrides::did_you_mean;
-use crate::model::calendar::{Calendar, WeeklyWindows};
+use crate::calendar::{Calendar, WeeklyWindows};
 
 /// One problem in a scenario.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -505,7 +505,7 @@ pub fn check(
     if events_estimate > LARGE_RUN_EVENTS {
         c.warnings.push(format!(
             "this run is large: about {jobs_total:.1e} jobs ({} per replication and strategy, {} replications x {} strategies), roughly {events_estimate:.0e} events, which takes hours; try --replications 3 or a shorter horizon_months first",
-            crate::output::thousands(jobs_per_replication, 0),
+            crate::format::thousands(jobs_per_replication, 0),
             replications,
             strategies.len()
         ));

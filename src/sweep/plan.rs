@@ -406,7 +406,7 @@ fn point_values(
             return match grid_size(&lists) {
                 Some(n) if n <= POINTS_MAX => Ok(grid(&lists)),
                 Some(n) => Err(SweepError::TooManyPoints {
-                    points: crate::output::thousands(n as f64, 0),
+                    points: crate::format::thousands(n as f64, 0),
                     detail,
                 }),
                 None => Err(SweepError::TooManyPoints {

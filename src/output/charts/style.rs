@@ -18,7 +18,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
 
-use crate::output::thousands;
+use crate::format::thousands;
 
 /// Canvas of every chart, in pixels (PNG) and user units (SVG).
 pub const WIDTH_PX: u32 = 1600;

@@ -324,7 +324,7 @@ impl List {
                         "{} {}, p95 wait {} h",
                         money.label(dot.cost),
                         money.unit,
-                        crate::output::thousands(dot.wait_h, wait_decimals)
+                        crate::format::thousands(dot.wait_h, wait_decimals)
                     ),
                 });
             }
