@@ -268,6 +268,28 @@ pub struct UnitResult {
     pub events: u64,
 }
 
+/// What the output files and the terminal summary need: the rows aggregated over
+/// replications (by `stats::summarize`).
+#[derive(Debug, Clone)]
+pub struct Aggregates {
+    pub replications: Vec<ReplicationRow>,
+    pub summary: Vec<SummaryRow>,
+    pub monthly: Vec<MonthlyRow>,
+    pub pools_monthly: Vec<PoolMonthlyRow>,
+    /// Per strategy: the break-even month (YYYY-MM) of the mean cash-view curves, if any.
+    pub break_even_month: Vec<Option<String>>,
+}
+
+/// A whole run of a scenario (or of a sweep point): every unit's result, then the statistics.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    /// In (strategy, replication) order.
+    pub units: Vec<UnitResult>,
+    pub aggregates: Aggregates,
+    /// Events simulated, summed over the units.
+    pub events: u64,
+}
+
 /// `run.json`: what produced a result folder.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunInfo {

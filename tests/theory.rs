@@ -4,7 +4,7 @@
 //! confidence interval over replications, and first asserts that the interval is narrow
 //! enough for the test to be able to fail.
 
-use fleetsim::records::ReplicationRow;
+use fleetsim::records::{ReplicationRow, RunOutput};
 use fleetsim::runner;
 use fleetsim::scenario::Config;
 use fleetsim::stats::{Estimate, estimate_at};
@@ -118,13 +118,13 @@ pools = ["cluster"]
 }
 
 /// Runs a scenario and returns its units' pool rows and replication rows.
-fn run_all(config: &Config) -> runner::RunOutput {
+fn run_all(config: &Config) -> RunOutput {
     let stop = AtomicBool::new(false);
     runner::run(config, false, &|| {}, &stop).expect("runs")
 }
 
 fn pool_estimate(
-    output: &runner::RunOutput,
+    output: &RunOutput,
     pool: &str,
     metric: impl Fn(&fleetsim::records::PoolRow) -> f64,
 ) -> Estimate {

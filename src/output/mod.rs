@@ -16,8 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::records::RunInfo;
-use crate::runner::RunOutput;
+use crate::records::{RunInfo, RunOutput};
 
 pub use summary_table::summary_table;
 pub use sweep_table::{PointSummary, best_points, sweep_rows};

@@ -3,9 +3,8 @@
 use std::fmt::Write;
 
 use crate::format::thousands;
-use crate::records::SummaryRow;
+use crate::records::{Aggregates, SummaryRow};
 use crate::scenario::Config;
-use crate::stats::Aggregates;
 
 fn find<'a>(summary: &'a [SummaryRow], strategy: &str, metric: &str) -> Option<&'a SummaryRow> {
     summary

@@ -7,7 +7,8 @@
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::records::{
-    MonthTotals, MonthlyRow, PoolMonth, PoolMonthlyRow, ReplicationRow, SummaryRow, UnitResult,
+    Aggregates, MonthTotals, MonthlyRow, PoolMonth, PoolMonthlyRow, ReplicationRow, SummaryRow,
+    UnitResult,
 };
 use crate::scenario::Config;
 
@@ -108,17 +109,6 @@ pub fn break_even_months(costs: &[f64], baseline: &[f64]) -> f64 {
         }
     }
     below_since.map_or(f64::NAN, |m| (m + 1) as f64)
-}
-
-/// What the output files and the terminal summary need.
-#[derive(Debug, Clone)]
-pub struct Aggregates {
-    pub replications: Vec<ReplicationRow>,
-    pub summary: Vec<SummaryRow>,
-    pub monthly: Vec<MonthlyRow>,
-    pub pools_monthly: Vec<PoolMonthlyRow>,
-    /// Per strategy: the break-even month (YYYY-MM) of the mean cash-view curves, if any.
-    pub break_even_month: Vec<Option<String>>,
 }
 
 /// Aggregates units given in (strategy, replication) order.

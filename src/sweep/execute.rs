@@ -17,8 +17,8 @@ use super::folder::{self, INVOCATION, point_dir};
 use super::plan::{Plan, PlannedPoint, label};
 use super::shard::{Shard, points_of};
 use crate::output::{self, PointSummary};
-use crate::records::{InvocationInfo, ShardInfo, UnitResult};
-use crate::runner::{self, RunError, RunOutput, Unit};
+use crate::records::{InvocationInfo, RunOutput, ShardInfo, UnitResult};
+use crate::runner::{self, RunError, Unit};
 use crate::stats;
 
 /// How to run a planned sweep.
