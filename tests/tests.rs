@@ -12,4 +12,5 @@ mod slurm;
 mod sweep;
 mod sweep_charts;
 mod theory;
+mod tidy;
 mod worked;
