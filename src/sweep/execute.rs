@@ -207,16 +207,14 @@ fn write_point(
         .collect();
     let aggregates = stats::summarize(&point.config, &units);
     let events = units.iter().map(|u| u.events).sum();
-    let mut info = point.run_info.clone();
-    info.events_simulated = events;
-    info.break_even_month = aggregates.break_even_month.clone();
-    let dir = point_dir(out, point.point());
-    output::create_dir(&dir)?;
     let run_output = RunOutput {
         units,
         aggregates,
         events,
     };
+    let info = point.run_info.clone().with_results(&run_output);
+    let dir = point_dir(out, point.point());
+    output::create_dir(&dir)?;
     output::write_results(&dir, &run_output, &info, false)?;
     Ok(())
 }

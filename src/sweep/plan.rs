@@ -283,24 +283,8 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
             command_line.push(o.text.clone());
         }
         let run_info = RunInfo {
-            fleetsim_version: version.clone(),
             command_line,
-            scenario_name: config.name.clone(),
             scenario_source: file_name.clone(),
-            seed: config.seed,
-            replications: config.replications,
-            threads: None,
-            wall_time_s: None,
-            events_simulated: 0,
-            currency: config.currency.clone(),
-            start: config.calendar.start.to_string(),
-            horizon_months: config.horizon_months,
-            strategies: config.strategies.iter().map(|s| s.name.clone()).collect(),
-            baseline: config.strategies[config.baseline].name.clone(),
-            break_even_month: Vec::new(),
-            warnings: loaded.warnings,
-            files: Vec::new(),
-            scenario,
             sweep_point: Some(SweepPoint {
                 index,
                 id,
@@ -308,6 +292,7 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
                 fingerprint,
                 estimated_cost: estimated_cost(&config),
             }),
+            ..RunInfo::new(&config, scenario, loaded.warnings)
         };
         points.push(PlannedPoint { config, run_info });
     }
