@@ -94,6 +94,24 @@ pub fn estimate(values: &[f64]) -> Estimate {
     estimate_at(values, 0.95)
 }
 
+/// The `q` quantile (0..=1) of the finite values of `values`, by linear interpolation as in
+/// `summary.csv` (see [`percentile`]); NaN when none is finite.
+pub fn quantile(values: &[f64], q: f64) -> f64 {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    percentile(&sorted, q)
+}
+
+/// The mean of the finite values of `values`, summed in the order given; NaN when none is
+/// finite.
+pub fn mean(values: &[f64]) -> f64 {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    if finite.is_empty() {
+        return f64::NAN;
+    }
+    finite.iter().sum::<f64>() / finite.len() as f64
+}
+
 /// Months until `costs`' cumulative sum stays below `baseline`'s through the end: the 1-based
 /// count of months at whose end it first does so for good; NaN if it never does.
 pub fn break_even_months(costs: &[f64], baseline: &[f64]) -> f64 {
@@ -334,6 +352,18 @@ mod tests {
         assert_eq!((one.mean, one.n), (3.0, 1));
         assert!(one.std.is_nan() && one.ci95_low.is_nan());
         assert_eq!(estimate(&[]).n, 0);
+    }
+
+    #[test]
+    fn quantile_and_mean_skip_what_is_not_finite() {
+        let values = [4.0, f64::NAN, 1.0, f64::INFINITY, 3.0, 2.0];
+        // Sorted finite values 1, 2, 3, 4: the median lies halfway between 2 and 3, the 90th
+        // percentile at position 0.9 x 3 = 2.7, between 3 and 4.
+        assert_eq!(quantile(&values, 0.5), 2.5);
+        assert!((quantile(&values, 0.9) - 3.7).abs() < 1e-12);
+        assert_eq!(mean(&values), 2.5);
+        assert!(quantile(&[f64::NAN], 0.5).is_nan());
+        assert!(mean(&[]).is_nan());
     }
 
     #[test]

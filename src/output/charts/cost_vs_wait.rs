@@ -24,26 +24,20 @@ const UNFINISHED_NOTED: f64 = 0.01;
 
 const POINT_PX: i32 = 11;
 
+/// Draws the chart on `area`, below its heading on `root` (names go at pixel positions).
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
     results: &Results,
 ) -> DrawResult<(), DB> {
     let meta = &results.meta;
-    let area = style::header(
-        root,
-        &format!("Cost against wait — {}", meta.scenario_name),
-        &format!(
-            "Means over {}; whiskers: 95 % confidence intervals (hidden when narrower than the dot); lower left is better",
-            style::replications(meta.replications)
-        ),
-    )?;
     let items: Vec<LegendItem> = results
         .strategies
         .iter()
         .enumerate()
         .map(|(idx, name)| LegendItem::new(name, Swatch::Block(strategy_color(idx))))
         .collect();
-    let area = style::legend(&area, &items)?;
+    let area = style::legend(area, &items)?;
 
     // One replication has no interval (NaN bounds): its whiskers shrink to the point.
     let triple = |strategy: &str, metric: &str| {

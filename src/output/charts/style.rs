@@ -482,11 +482,21 @@ impl ValueFormatter<f64> for IndexAxis {
     }
 }
 
-/// The `q` quantile (0..=1) of `values`, NaN-free, by linear interpolation as in `summary.csv`.
-pub fn quantile(values: &[f64], q: f64) -> f64 {
-    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    sorted.sort_by(f64::total_cmp);
-    crate::stats::percentile(&sorted, q)
+/// Which cost view a panel shows: capital spread over its amortisation, or counted in its
+/// purchase month.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CostView {
+    Amortised,
+    Cash,
+}
+
+impl CostView {
+    pub fn caption(self) -> &'static str {
+        match self {
+            CostView::Amortised => "Amortised view: capital spread over its amortisation",
+            CostView::Cash => "Cash view: capital counted when it is paid",
+        }
+    }
 }
 
 /// "1 replication", "30 replications".
@@ -496,14 +506,6 @@ pub fn replications(n: u32) -> String {
     } else {
         format!("{n} replications")
     }
-}
-
-pub fn mean(values: &[f64]) -> f64 {
-    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    if finite.is_empty() {
-        return f64::NAN;
-    }
-    finite.iter().sum::<f64>() / finite.len() as f64
 }
 
 #[cfg(test)]
