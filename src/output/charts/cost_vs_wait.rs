@@ -5,7 +5,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::input::Results;
-use super::style::{self, DrawResult, LegendItem, MoneyAxis, Swatch, bold, font, strategy_color};
+use super::style::{
+    self, CostWaitPlane, DrawResult, LegendItem, MoneyAxis, Swatch, bold, font, strategy_color,
+};
 
 /// A strategy's point: (mean, ci95 low, ci95 high) on each axis.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,27 +78,18 @@ pub fn draw<DB: DrawingBackend>(
     let y_range = style::padded(costs, 0.12);
     let money = MoneyAxis::new(&y_range, &meta.currency);
 
-    let mut chart = ChartBuilder::on(&area)
-        .margin_left(20)
-        .margin_right(50)
-        .margin_top(10)
-        .margin_bottom(16)
-        .x_label_area_size(70)
-        .y_label_area_size(140)
-        .build_cartesian_2d(x_range.clone(), y_range.clone())?;
-    let mut mesh = chart.configure_mesh();
-    style::style_mesh(&mut mesh);
-    mesh.x_labels(10)
-        .y_labels(10)
-        .x_label_formatter(&|hours| style::number_label(*hours, &x_range))
-        .y_label_formatter(&|amount| money.label(*amount))
-        .x_desc("p95 wait from arrival to first start (hours)")
-        .y_desc(format!(
-            "Total cost over {} months, amortised ({})",
-            results.months.len(),
-            money.unit
-        ))
-        .draw()?;
+    let mut chart = style::cost_wait_chart(
+        &area,
+        CostWaitPlane {
+            x_range: x_range.clone(),
+            y_range: y_range.clone(),
+            margin_right_px: 50,
+            x_ticks: 10,
+            x_label: &|hours| style::number_label(hours, &x_range),
+            money: &money,
+            cost_over: format!("over {} months", results.months.len()),
+        },
+    )?;
 
     for point in &points {
         let color = strategy_color(point.strategy_idx);

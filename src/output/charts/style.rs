@@ -13,6 +13,7 @@ use plotters::coord::Shift;
 use plotters::coord::ranged1d::{
     KeyPointHint, KeyPointWeight, NoDefaultFormatting, Ranged, ValueFormatter,
 };
+use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -480,6 +481,47 @@ impl ValueFormatter<f64> for IndexAxis {
     fn format_ext(&self, idx: &f64) -> String {
         self.label(*idx)
     }
+}
+
+/// The plane of the trade-off charts (a run's and a sweep's): p95 wait across, total cost
+/// (amortised) up.
+pub struct CostWaitPlane<'a> {
+    pub x_range: Range<f64>,
+    pub y_range: Range<f64>,
+    pub margin_right_px: i32,
+    pub x_ticks: usize,
+    pub x_label: &'a dyn Fn(f64) -> String,
+    pub money: &'a MoneyAxis,
+    /// What the cost covers, in the y axis' description ("over 12 months").
+    pub cost_over: String,
+}
+
+/// The chart of a [`CostWaitPlane`] on `area`, its axes and grid drawn.
+pub fn cost_wait_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    plane: CostWaitPlane<'_>,
+) -> DrawResult<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, DB> {
+    let mut chart = ChartBuilder::on(area)
+        .margin_left(20)
+        .margin_right(plane.margin_right_px)
+        .margin_top(10)
+        .margin_bottom(16)
+        .x_label_area_size(70)
+        .y_label_area_size(140)
+        .build_cartesian_2d(plane.x_range.clone(), plane.y_range.clone())?;
+    let mut mesh = chart.configure_mesh();
+    style_mesh(&mut mesh);
+    mesh.x_labels(plane.x_ticks)
+        .y_labels(10)
+        .x_label_formatter(&|hours| (plane.x_label)(*hours))
+        .y_label_formatter(&|amount| plane.money.label(*amount))
+        .x_desc("p95 wait from arrival to first start (hours)")
+        .y_desc(format!(
+            "Total cost {}, amortised ({})",
+            plane.cost_over, plane.money.unit
+        ))
+        .draw()?;
+    Ok(chart)
 }
 
 /// Which cost view a panel shows: capital spread over its amortisation, or counted in its

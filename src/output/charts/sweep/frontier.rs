@@ -11,7 +11,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::super::style::{
-    self, DrawResult, INK, LegendItem, MUTED, MoneyAxis, Swatch, bold, font, strategy_color,
+    self, CostWaitPlane, DrawResult, INK, LegendItem, MUTED, MoneyAxis, Swatch, bold, font,
+    strategy_color,
 };
 use super::input::{Metric, SweepResults, UNFINISHED_NOTED};
 
@@ -163,34 +164,25 @@ pub fn draw<DB: DrawingBackend>(
     let money = MoneyAxis::new(&y_range, &meta.currency);
     let list = List::fit(&list_area, results, &best, &money)?;
     let listed: Vec<Dot> = list.entries.iter().map(|e| e.dot).collect();
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin_left(20)
-        .margin_right(30)
-        .margin_top(10)
-        .margin_bottom(16)
-        .x_label_area_size(70)
-        .y_label_area_size(140)
-        .build_cartesian_2d(x_range.clone(), y_range.clone())?;
-    let mut mesh = chart.configure_mesh();
-    style::style_mesh(&mut mesh);
-    mesh.x_labels(8)
-        .y_labels(10)
-        .x_label_formatter(&|hours| {
-            // No tick in the room left of zero.
-            if *hours < 0.0 {
-                String::new()
-            } else {
-                style::number_label(*hours, &x_range)
-            }
-        })
-        .y_label_formatter(&|amount| money.label(*amount))
-        .x_desc("p95 wait from arrival to first start (hours)")
-        .y_desc(format!(
-            "Total cost {}, amortised ({})",
-            results.horizon(),
-            money.unit
-        ))
-        .draw()?;
+    let mut chart = style::cost_wait_chart(
+        &plot_area,
+        CostWaitPlane {
+            x_range: x_range.clone(),
+            y_range: y_range.clone(),
+            margin_right_px: 30,
+            x_ticks: 8,
+            x_label: &|hours| {
+                // No tick in the room left of zero.
+                if hours < 0.0 {
+                    String::new()
+                } else {
+                    style::number_label(hours, &x_range)
+                }
+            },
+            money: &money,
+            cost_over: results.horizon(),
+        },
+    )?;
 
     let radius = if dots.len() > 200 { 5 } else { 7 };
     // The frontier's line under the dots, so that every dot stays visible.
