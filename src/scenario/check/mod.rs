@@ -179,6 +179,19 @@ impl Checker<'_> {
         }
     }
 
+    /// Checks the name of the `i`-th `[[kind]]` table; `is_new`: no earlier table of its kind
+    /// has that name.
+    fn table_name(&mut self, kind: &str, i: usize, name: &str, is_new: bool) {
+        let field = format!("{kind}[{i}].name");
+        self.name(name, &field);
+        if !is_new {
+            self.push(
+                &field,
+                format!("`{name}` is used by an earlier {kind}; {kind} names must be unique"),
+            );
+        }
+    }
+
     /// `Err` with every problem found so far, if any: later checks need a clean input.
     fn clean(&mut self) -> Result<(), Vec<Issue>> {
         if self.issues.is_empty() {

@@ -21,16 +21,8 @@ pub(super) fn check_pools(
     let mut pool_names = BTreeMap::new();
     for (i, (pool, resolved_pool)) in files.iter().zip(resolved.iter_mut()).enumerate() {
         let at = format!("pool.{}", pool.name);
-        c.name(&pool.name, &format!("pool[{i}].name"));
-        if pool_names.insert(pool.name.clone(), i).is_some() {
-            c.push(
-                &format!("pool[{i}].name"),
-                format!(
-                    "`{}` is used by an earlier pool; pool names must be unique",
-                    pool.name
-                ),
-            );
-        }
+        let is_new = pool_names.insert(pool.name.clone(), i).is_none();
+        c.table_name("pool", i, &pool.name, is_new);
         if let Some(p) = check_pool(c, pool, resolved_pool, &at, gpu_types, horizon_months) {
             pools.push(p);
         }

@@ -22,16 +22,8 @@ pub(super) fn check_strategies(
     let mut strategy_names = BTreeSet::new();
     for (i, (strategy, resolved_strategy)) in files.iter().zip(resolved.iter_mut()).enumerate() {
         let at = format!("strategy.{}", strategy.name);
-        c.name(&strategy.name, &format!("strategy[{i}].name"));
-        if !strategy_names.insert(strategy.name.clone()) {
-            c.push(
-                &format!("strategy[{i}].name"),
-                format!(
-                    "`{}` is used by an earlier strategy; strategy names must be unique",
-                    strategy.name
-                ),
-            );
-        }
+        let is_new = strategy_names.insert(strategy.name.clone());
+        c.table_name("strategy", i, &strategy.name, is_new);
         if let Some(s) = check_strategy(c, strategy, resolved_strategy, &at, pool_names, pool_files)
         {
             strategies.push(s);

@@ -22,16 +22,8 @@ pub(super) fn check_workloads(
     let mut workload_names = BTreeSet::new();
     for (i, (workload, resolved_workload)) in files.iter().zip(resolved.iter_mut()).enumerate() {
         let at = format!("workload.{}", workload.name);
-        c.name(&workload.name, &format!("workload[{i}].name"));
-        if !workload_names.insert(workload.name.clone()) {
-            c.push(
-                &format!("workload[{i}].name"),
-                format!(
-                    "`{}` is used by an earlier workload; workload names must be unique",
-                    workload.name
-                ),
-            );
-        }
+        let is_new = workload_names.insert(workload.name.clone());
+        c.table_name("workload", i, &workload.name, is_new);
         if let Some(w) = check_workload(c, workload, resolved_workload, &at, context) {
             workloads.push(w);
         }
