@@ -7,6 +7,7 @@ mod common;
 mod determinism;
 mod errors;
 mod fuzz;
+mod golden;
 mod properties;
 mod slurm;
 mod sweep;
