@@ -55,7 +55,7 @@ pub fn draw<DB: DrawingBackend>(
     };
     panels::strategy_panels(&area, results, &y, false, |chart, strategy| {
         let mut bars = Vec::new();
-        for row in results.monthly.iter().filter(|r| &r.strategy == strategy) {
+        for row in results.monthly.iter().filter(|r| r.strategy == strategy) {
             let Some(month_idx) = results.month_idx(&row.month) else {
                 continue;
             };

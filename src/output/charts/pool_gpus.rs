@@ -47,7 +47,7 @@ pub fn draw<DB: DrawingBackend>(
             let mut points: Vec<(f64, f64, f64)> = results
                 .pools_monthly
                 .iter()
-                .filter(|r| &r.strategy == strategy && r.pool == pool)
+                .filter(|r| r.strategy == strategy && r.pool == pool)
                 .filter_map(|r| {
                     let month_idx = results.month_idx(&r.month)?;
                     Some((month_idx as f64, r.gpus_busy, r.gpus_paid))

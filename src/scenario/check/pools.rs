@@ -62,11 +62,13 @@ const SPOT: Types = Types {
     named: "spot pools",
 };
 
-/// Every field that some pool type does not take, in the order problems are reported: its
-/// name, whether a pool writes it, the types it applies to. A field missing here applies to
-/// every type.
+/// A field's name, whether a pool writes it, and the types it applies to.
+type TypedField = (&'static str, fn(&PoolFile) -> bool, Types);
+
+/// Every field that some pool type does not take, in the order problems are reported. A
+/// field missing here applies to every type.
 #[rustfmt::skip] // One field a line reads as a table.
-const TYPED_FIELDS: [(&str, fn(&PoolFile) -> bool, Types); 22] = [
+const TYPED_FIELDS: [TypedField; 22] = [
     ("purchase_month", |p| p.purchase_month.is_some(), ON_PREM),
     ("capex_per_node", |p| p.capex_per_node.is_some(), ON_PREM),
     ("amortization_months", |p| p.amortization_months.is_some(), ON_PREM),
