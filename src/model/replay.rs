@@ -18,7 +18,7 @@
 
 use rand::RngExt;
 
-use crate::model::calendar::Calendar;
+use crate::calendar::Calendar;
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::TraceReplay;
 use crate::scenario::trace::Replay;

@@ -32,7 +32,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::model::calendar::Calendar;
+use crate::calendar::Calendar;
 use crate::scenario::DurationDist;
 
 use super::{Trace, thousands};

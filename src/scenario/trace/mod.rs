@@ -611,17 +611,9 @@ impl Builder {
     }
 }
 
-/// 12,345 (here rather than from `output`, which is a layer above `scenario`).
+/// 12,345.
 pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
-    grouped
+    crate::format::thousands(n as f64, 0)
 }
 
 /// A path for messages: `a/b/../c` as `a/c`, without touching the file system.
