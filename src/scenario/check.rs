@@ -533,6 +533,13 @@ pub fn check(
     }
     resolved.max_queued_jobs = Some(queued_jobs_max);
     resolved.max_events = Some(events_max);
+    let idle_cost = match file.idle_cost.unwrap_or(IdleCostFile::Unallocated) {
+        IdleCostFile::Unallocated => IdleCost::Unallocated,
+        IdleCostFile::Proportional => IdleCost::Proportional,
+    };
+    resolved.idle_cost = Some(file.idle_cost.unwrap_or(IdleCostFile::Unallocated));
+    let mut workloads = workloads;
+    let teams = team_indices(&mut workloads);
 
     let config = Config {
         name,
@@ -552,6 +559,8 @@ pub fn check(
         events_max,
         queued_jobs_max,
         jobs_per_unit_estimate: jobs_per_replication,
+        teams,
+        idle_cost,
     };
     Ok(Checked {
         config,
@@ -947,11 +956,13 @@ fn check_pool(
     };
     let gpu_name = gpu?;
     let gpu = gpu_index(gpu_name)?;
+    resolved.placement = Some(pool.placement.unwrap_or(PlacementFile::NodeLocal));
     Some(Pool {
         name: pool.name.clone(),
         gpu,
         gpus_per_node: gpus_per_node?,
         kind,
+        placement: placement(pool.placement),
     })
 }
 
@@ -1247,6 +1258,8 @@ fn check_workload(
         deadline_h,
         priority: w.priority.unwrap_or(0),
         team,
+        // Set once every workload is known (see `team_indices`).
+        team_idx: 0,
     })
 }
 
@@ -1676,6 +1689,7 @@ fn check_strategy(
         QueueFile::Fifo => Queue::Fifo,
         QueueFile::Backfill => Queue::Backfill,
         QueueFile::Priority => Queue::Priority,
+        QueueFile::FirstFit => Queue::FirstFit,
     };
     resolved.burst_after_wait_h = Some(burst.map_or(Value::String("never".into()), Value::Float));
     resolved.queue = Some(s.queue.unwrap_or(QueueFile::Fifo));
@@ -1691,7 +1705,30 @@ fn check_strategy(
         mixed_precision: s.mixed_precision.unwrap_or(false),
         deadline_jobs_off_spot: s.deadline_jobs_off_spot.unwrap_or(false),
         checkpointing: s.checkpointing.unwrap_or(true),
+        placement: s.placement.map(|p| placement(Some(p))),
     })
+}
+
+fn placement(file: Option<PlacementFile>) -> Placement {
+    match file.unwrap_or(PlacementFile::NodeLocal) {
+        PlacementFile::NodeLocal => Placement::NodeLocal,
+        PlacementFile::Spread => Placement::Spread,
+    }
+}
+
+/// Team names in order of first appearance; sets each workload's `team_idx`.
+fn team_indices(workloads: &mut [Workload]) -> Vec<String> {
+    let mut teams: Vec<String> = Vec::new();
+    for workload in workloads {
+        workload.team_idx = match teams.iter().position(|t| *t == workload.team) {
+            Some(index) => index,
+            None => {
+                teams.push(workload.team.clone());
+                teams.len() - 1
+            }
+        };
+    }
+    teams
 }
 
 /// Every gang of a workload must fit some pool it may use in every strategy.
