@@ -21,7 +21,7 @@ pub struct ReplicationRow {
     pub jobs_completed: u64,
     pub jobs_unfinished: u64,
     /// Time from arrival to first start; a job not started by the horizon counts with its wait
-    /// so far (a lower bound, see `wait_censored_min_h`).
+    /// so far (a lower bound, see `wait_p95_lower_bound`).
     pub wait_mean_h: f64,
     /// Nearest-rank percentile of the waits (within 0.05 %).
     pub wait_p95_h: f64,
@@ -60,10 +60,10 @@ pub struct ReplicationRow {
     pub jobs_unstarted: u64,
     pub wait_p90_h: f64,
     pub wait_p99_h: f64,
+    /// Largest wait; a lower bound when `jobs_unstarted` > 0.
     pub wait_max_h: f64,
-    /// The smallest wait of a job not started by the horizon (NaN if every job started): any
-    /// wait figure at or above it is only a lower bound.
-    pub wait_censored_min_h: f64,
+    /// 1 when `wait_p95_h` is only a lower bound (jobs never started could move it), else 0.
+    pub wait_p95_lower_bound: f64,
 }
 
 /// A metric of a replication row, by name.
@@ -103,14 +103,8 @@ impl ReplicationRow {
         ("wait_p90_h", |r| r.wait_p90_h),
         ("wait_p99_h", |r| r.wait_p99_h),
         ("wait_max_h", |r| r.wait_max_h),
-        ("wait_censored_min_h", |r| r.wait_censored_min_h),
+        ("wait_p95_lower_bound", |r| r.wait_p95_lower_bound),
     ];
-
-    /// Whether `value` (a wait figure of this row) may be only a lower bound: jobs that never
-    /// started count with their waits so far, and one of those reaches it.
-    pub fn wait_is_lower_bound(&self, value_h: f64) -> bool {
-        value_h >= self.wait_censored_min_h
-    }
 }
 
 /// One workload's or team's figures in one replication (aggregated into `workloads.csv` and
@@ -125,7 +119,8 @@ pub struct GroupRow {
     pub wait_p50_h: f64,
     pub wait_p95_h: f64,
     pub wait_max_h: f64,
-    pub wait_censored_min_h: f64,
+    /// 1 when `wait_p95_h` is only a lower bound (jobs never started could move it), else 0.
+    pub wait_p95_lower_bound: f64,
     pub turnaround_mean_h: f64,
     pub gpu_hours_busy: f64,
     pub burst_jobs: u64,
@@ -150,7 +145,7 @@ impl GroupRow {
         ("wait_p50_h", |r| r.wait_p50_h),
         ("wait_p95_h", |r| r.wait_p95_h),
         ("wait_max_h", |r| r.wait_max_h),
-        ("wait_censored_min_h", |r| r.wait_censored_min_h),
+        ("wait_p95_lower_bound", |r| r.wait_p95_lower_bound),
         ("turnaround_mean_h", |r| r.turnaround_mean_h),
         ("gpu_hours_busy", |r| r.gpu_hours_busy),
         ("burst_jobs", |r| r.burst_jobs as f64),

@@ -33,16 +33,19 @@ impl JobCounts {
     /// The group's row, with its share of the cost.
     pub fn row(&self, cost: f64) -> GroupRow {
         let ratio = |a: f64, b: u64| if b > 0 { a / b as f64 } else { f64::NAN };
+        let [p50_h, p95_h] = self.waits.percentiles_h(&[500, 950])[..] else {
+            unreachable!("two percentiles")
+        };
         GroupRow {
             jobs_arrived: self.jobs_arrived,
             jobs_completed: self.jobs_completed,
             jobs_unstarted: self.waits.censored(),
             jobs_unfinished: self.jobs_arrived - self.jobs_completed,
             wait_mean_h: self.waits.mean_h(),
-            wait_p50_h: self.waits.percentile_h(500),
-            wait_p95_h: self.waits.percentile_h(950),
+            wait_p50_h: p50_h,
+            wait_p95_h: p95_h,
             wait_max_h: self.waits.max_h(),
-            wait_censored_min_h: self.waits.censored_min_h(),
+            wait_p95_lower_bound: flag(self.waits.is_lower_bound(950)),
             turnaround_mean_h: ratio(self.turnaround_sum_h, self.jobs_completed),
             gpu_hours_busy: self.gpu_hours_busy,
             burst_jobs: self.burst_jobs,
@@ -52,73 +55,112 @@ impl JobCounts {
             cost,
         }
     }
+
+    fn add(&mut self, other: &JobCounts) {
+        self.jobs_arrived += other.jobs_arrived;
+        self.jobs_completed += other.jobs_completed;
+        self.turnaround_sum_h += other.turnaround_sum_h;
+        self.burst_jobs += other.burst_jobs;
+        self.deadline_misses += other.deadline_misses;
+        self.preemptions += other.preemptions;
+        self.lost_gpu_h += other.lost_gpu_h;
+        self.gpu_hours_busy += other.gpu_hours_busy;
+        self.waits.add(&other.waits);
+    }
 }
 
-/// All job figures of one replication of one strategy.
+/// 1 for true, 0 for false: a flag as a metric, whose mean over replications is a share.
+pub fn flag(value: bool) -> f64 {
+    f64::from(u8::from(value))
+}
+
+/// The figures of the jobs of one workload and one team.
+#[derive(Debug, Clone)]
+struct Pair {
+    counts: JobCounts,
+    /// Busy GPU-hours by (strategy pool, month).
+    busy: Vec<f64>,
+}
+
+/// All job figures of one replication of one strategy, kept per (workload, team) pair as the
+/// jobs run (one record per event, whatever the groups) and added up at the end.
 #[derive(Debug, Clone)]
 pub struct Accounts {
+    workloads: usize,
+    teams: usize,
+    pools: usize,
+    months: usize,
+    /// Index `workload * teams + team`; created when the pair's first job arrives.
+    pairs: Vec<Option<Pair>>,
+}
+
+/// The groups' totals at the end of a replication.
+#[derive(Debug, Clone)]
+pub struct Totals {
     pub all: JobCounts,
     pub workloads: Vec<JobCounts>,
     pub teams: Vec<JobCounts>,
-    /// Busy GPU-hours by (workload, strategy pool, month), and by (team, pool, month).
-    busy_by_workload: Vec<f64>,
-    busy_by_team: Vec<f64>,
-    pools: usize,
-    months: usize,
+    /// Cost shares, in the order of `workloads` and `teams`.
+    pub workload_costs: Vec<f64>,
+    pub team_costs: Vec<f64>,
 }
 
 impl Accounts {
     pub fn new(workloads: usize, teams: usize, pools: usize, months: usize) -> Self {
         Self {
-            all: JobCounts::default(),
-            workloads: vec![JobCounts::default(); workloads],
-            teams: vec![JobCounts::default(); teams],
-            busy_by_workload: vec![0.0; workloads * pools * months],
-            busy_by_team: vec![0.0; teams * pools * months],
+            workloads,
+            teams,
             pools,
             months,
+            pairs: vec![None; workloads * teams],
         }
     }
 
-    /// Applies `count` to the figures of all jobs, of the workload's and of the team's.
-    pub fn count(&mut self, workload: usize, team: usize, count: impl Fn(&mut JobCounts)) {
-        count(&mut self.all);
-        count(&mut self.workloads[workload]);
-        count(&mut self.teams[team]);
+    fn pair(&mut self, workload: usize, team: usize) -> &mut Pair {
+        let busy = self.pools * self.months;
+        self.pairs[workload * self.teams + team].get_or_insert_with(|| Pair {
+            counts: JobCounts::default(),
+            busy: vec![0.0; busy],
+        })
     }
 
-    /// Busy GPU-hours of a job of `workload` and `team` on strategy pool `sp` in month `m`.
-    pub fn busy(&mut self, workload: usize, team: usize, sp: usize, m: usize, gpu_h: f64) {
-        self.count(workload, team, |c| c.gpu_hours_busy += gpu_h);
-        let (pools, months) = (self.pools, self.months);
-        self.busy_by_workload[(workload * pools + sp) * months + m] += gpu_h;
-        self.busy_by_team[(team * pools + sp) * months + m] += gpu_h;
+    /// Applies `count` to the figures of the jobs of `workload` and `team`.
+    pub fn count(&mut self, workload: usize, team: usize, count: impl FnOnce(&mut JobCounts)) {
+        count(&mut self.pair(workload, team).counts);
     }
 
-    /// The cost shares of the workloads and of the teams, from each pool's months
-    /// (`pool_months[sp][m]`).
-    pub fn cost_shares(
-        &self,
-        pool_months: &[Vec<PoolMonth>],
-        idle_cost: IdleCost,
-    ) -> (Vec<f64>, Vec<f64>) {
+    /// The busy GPU-hours by (strategy pool, month) of the jobs of `workload` and `team`, to
+    /// add to at `sp * months + m`; and their total.
+    pub fn busy(&mut self, workload: usize, team: usize) -> (&mut [f64], &mut f64) {
+        let pair = self.pair(workload, team);
+        (&mut pair.busy, &mut pair.counts.gpu_hours_busy)
+    }
+
+    /// Adds up the pairs into all jobs, workloads and teams, and shares out each pool-month's
+    /// cost (`pool_months[sp][m]`).
+    pub fn totals(&self, pool_months: &[Vec<PoolMonth>], idle_cost: IdleCost) -> Totals {
         let rates: Vec<f64> = pool_months
             .iter()
             .flat_map(|months| months.iter().map(|m| rate(m, idle_cost)))
             .collect();
-        let share = |busy: &[f64], groups: usize| {
-            (0..groups)
-                .map(|g| {
-                    let from = g * self.pools * self.months;
-                    let busy = &busy[from..from + self.pools * self.months];
-                    busy.iter().zip(&rates).map(|(b, r)| b * r).sum::<f64>()
-                })
-                .collect::<Vec<f64>>()
+        let mut totals = Totals {
+            all: JobCounts::default(),
+            workloads: vec![JobCounts::default(); self.workloads],
+            teams: vec![JobCounts::default(); self.teams],
+            workload_costs: vec![0.0; self.workloads],
+            team_costs: vec![0.0; self.teams],
         };
-        (
-            share(&self.busy_by_workload, self.workloads.len()),
-            share(&self.busy_by_team, self.teams.len()),
-        )
+        for (index, pair) in self.pairs.iter().enumerate() {
+            let Some(pair) = pair else { continue };
+            let (w, t) = (index / self.teams, index % self.teams);
+            let cost: f64 = pair.busy.iter().zip(&rates).map(|(b, r)| b * r).sum();
+            totals.all.add(&pair.counts);
+            totals.workloads[w].add(&pair.counts);
+            totals.teams[t].add(&pair.counts);
+            totals.workload_costs[w] += cost;
+            totals.team_costs[t] += cost;
+        }
+        totals
     }
 }
 
@@ -150,19 +192,29 @@ mod tests {
         // 500, 60 busy (w0 40, w1 20): 5 per paid GPU-hour, so w0 200, w1 100, idle 200.
         // Month 1: 50 paid for 100, all busy by w1: w1 100.
         let mut accounts = Accounts::new(2, 1, 1, 2);
-        accounts.busy(0, 0, 0, 0, 40.0);
-        accounts.busy(1, 0, 0, 0, 20.0);
-        accounts.busy(1, 0, 0, 1, 50.0);
+        let mut busy = |w: usize, m: usize, gpu_h: f64| {
+            let (months, total) = accounts.busy(w, 0);
+            months[m] += gpu_h;
+            *total += gpu_h;
+        };
+        busy(0, 0, 40.0);
+        busy(1, 0, 20.0);
+        busy(1, 1, 50.0);
+        accounts.count(1, 0, |c| c.jobs_arrived += 3);
         let months = vec![vec![month(60.0, 100.0, 500.0), month(50.0, 50.0, 100.0)]];
-        let (workloads, teams) = accounts.cost_shares(&months, IdleCost::Unallocated);
-        assert_eq!(workloads, vec![200.0, 200.0]);
-        assert_eq!(teams, vec![400.0]);
+        let totals = accounts.totals(&months, IdleCost::Unallocated);
+        assert_eq!(totals.workload_costs, vec![200.0, 200.0]);
+        assert_eq!(totals.team_costs, vec![400.0]);
         // Proportional: month 0 costs 500 / 60 per busy GPU-hour: w0 333.33, w1 166.67 + 100.
-        let (workloads, teams) = accounts.cost_shares(&months, IdleCost::Proportional);
-        assert!((workloads[0] - 500.0 * 40.0 / 60.0).abs() < 1e-9);
-        assert!((workloads[1] - (500.0 * 20.0 / 60.0 + 100.0)).abs() < 1e-9);
-        assert!((teams[0] - 600.0).abs() < 1e-9);
-        assert_eq!(accounts.all.gpu_hours_busy, 110.0);
-        assert_eq!(accounts.workloads[1].gpu_hours_busy, 70.0);
+        let totals = accounts.totals(&months, IdleCost::Proportional);
+        assert!((totals.workload_costs[0] - 500.0 * 40.0 / 60.0).abs() < 1e-9);
+        assert!((totals.workload_costs[1] - (500.0 * 20.0 / 60.0 + 100.0)).abs() < 1e-9);
+        assert!((totals.team_costs[0] - 600.0).abs() < 1e-9);
+        assert_eq!(totals.all.gpu_hours_busy, 110.0);
+        assert_eq!(totals.workloads[1].gpu_hours_busy, 70.0);
+        assert_eq!(
+            (totals.all.jobs_arrived, totals.teams[0].jobs_arrived),
+            (3, 3)
+        );
     }
 }

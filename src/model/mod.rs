@@ -1243,15 +1243,17 @@ impl<'c> FleetSim<'c> {
         let gpus = f64::from(job.gpus);
         let state = &mut self.pools[sp];
         let months = &mut self.months;
-        let accounts = &mut self.accounts;
+        let (group_months, group_busy) = self.accounts.busy(w, team);
+        let group_months = &mut group_months[sp * months.len()..(sp + 1) * months.len()];
         self.config
             .calendar
             .split_by_month(from_h, to_h, |m, hours| {
                 months[m].gpu_hours_busy += gpus * hours;
                 state.by_month[m].gpu_hours_busy += gpus * hours;
-                accounts.busy(w, team, sp, m, gpus * hours);
+                group_months[m] += gpus * hours;
             });
         state.counters.gpu_hours_busy += gpus * (to_h - from_h);
+        *group_busy += gpus * (to_h - from_h);
     }
 
     /// Gives back a job's GPUs; idle elastic nodes start their idle timeout.
@@ -1720,12 +1722,18 @@ impl<'c> FleetSim<'c> {
 
     fn rows(self, events: u64) -> UnitResult {
         let strategy_name = &self.strategy.name;
-        let all = &self.accounts.all;
+        let pool_months: Vec<Vec<PoolMonth>> =
+            self.pools.iter().map(|p| p.by_month.clone()).collect();
+        let totals = self.accounts.totals(&pool_months, self.config.idle_cost);
+        let all = &totals.all;
         let month_sum = |f: fn(&MonthTotals) -> f64| self.months.iter().map(f).sum::<f64>();
         let busy: f64 = self.pools.iter().map(|p| p.counters.gpu_hours_busy).sum();
         let paid: f64 = self.pools.iter().map(|p| p.counters.gpu_hours_paid).sum();
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
         let waits = &all.waits;
+        let [p50_h, p90_h, p95_h, p99_h] = waits.percentiles_h(&[500, 900, 950, 990])[..] else {
+            unreachable!("four percentiles")
+        };
         let row = ReplicationRow {
             strategy: strategy_name.clone(),
             replication: self.replication,
@@ -1735,7 +1743,7 @@ impl<'c> FleetSim<'c> {
             jobs_completed: all.jobs_completed,
             jobs_unfinished: all.jobs_arrived - all.jobs_completed,
             wait_mean_h: waits.mean_h(),
-            wait_p95_h: waits.percentile_h(950),
+            wait_p95_h: p95_h,
             turnaround_mean_h: ratio(all.turnaround_sum_h, all.jobs_completed as f64),
             gpu_hours_busy: busy,
             gpu_hours_paid: paid,
@@ -1746,7 +1754,7 @@ impl<'c> FleetSim<'c> {
             burst_jobs: all.burst_jobs,
             failed_requests: self.pools.iter().map(|p| p.counters.failed_requests).sum(),
             deadline_misses: all.deadline_misses,
-            wait_p50_h: waits.percentile_h(500),
+            wait_p50_h: p50_h,
             node_failures: self.totals.node_failures,
             cost_capital: month_sum(|m| m.cost_capital),
             cost_capital_cash: month_sum(|m| m.cost_capital_cash),
@@ -1757,10 +1765,10 @@ impl<'c> FleetSim<'c> {
             cost_spot: month_sum(|m| m.cost_spot),
             break_even_months: f64::NAN,
             jobs_unstarted: waits.censored(),
-            wait_p90_h: waits.percentile_h(900),
-            wait_p99_h: waits.percentile_h(990),
+            wait_p90_h: p90_h,
+            wait_p99_h: p99_h,
             wait_max_h: waits.max_h(),
-            wait_censored_min_h: waits.censored_min_h(),
+            wait_p95_lower_bound: accounts::flag(waits.is_lower_bound(950)),
         };
         let pools = self
             .pools
@@ -1792,7 +1800,7 @@ impl<'c> FleetSim<'c> {
             .iter()
             .map(|state| state.by_month.clone())
             .collect();
-        let (workloads, teams, unallocated) = self.group_rows(row.total_cost);
+        let (workloads, teams, unallocated) = group_rows(&totals, row.total_cost, paid - busy);
         let mut jobs = self.trace.unwrap_or_default();
         jobs.sort_by_key(|row| row.job);
         UnitResult {
@@ -1809,34 +1817,32 @@ impl<'c> FleetSim<'c> {
             events,
         }
     }
+}
 
-    /// Rows per workload and per team, with their cost shares, and what is left unallocated.
-    fn group_rows(&self, total_cost: f64) -> (Vec<GroupRow>, Vec<GroupRow>, Unallocated) {
-        let pool_months: Vec<Vec<PoolMonth>> =
-            self.pools.iter().map(|p| p.by_month.clone()).collect();
-        let (workload_costs, team_costs) = self
-            .accounts
-            .cost_shares(&pool_months, self.config.idle_cost);
-        let rows = |counts: &[accounts::JobCounts], costs: &[f64]| -> Vec<GroupRow> {
-            counts
-                .iter()
-                .zip(costs)
-                .map(|(c, cost)| c.row(*cost))
-                .collect()
-        };
-        let busy: f64 = self.pools.iter().map(|p| p.counters.gpu_hours_busy).sum();
-        let paid: f64 = self.pools.iter().map(|p| p.counters.gpu_hours_paid).sum();
-        let unallocated = Unallocated {
-            // Workload and team shares sum to the same; the rest is idle capacity's.
-            cost: total_cost - workload_costs.iter().sum::<f64>(),
-            gpu_hours_idle: paid - busy,
-        };
-        (
-            rows(&self.accounts.workloads, &workload_costs),
-            rows(&self.accounts.teams, &team_costs),
-            unallocated,
-        )
-    }
+/// Rows per workload and per team, with their cost shares, and what is left unallocated:
+/// the rest of the strategy's cost, and its idle paid GPU-hours.
+fn group_rows(
+    totals: &accounts::Totals,
+    total_cost: f64,
+    gpu_hours_idle: f64,
+) -> (Vec<GroupRow>, Vec<GroupRow>, Unallocated) {
+    let rows = |counts: &[accounts::JobCounts], costs: &[f64]| -> Vec<GroupRow> {
+        counts
+            .iter()
+            .zip(costs)
+            .map(|(c, cost)| c.row(*cost))
+            .collect()
+    };
+    let unallocated = Unallocated {
+        // Workload and team shares sum to the same.
+        cost: total_cost - totals.workload_costs.iter().sum::<f64>(),
+        gpu_hours_idle,
+    };
+    (
+        rows(&totals.workloads, &totals.workload_costs),
+        rows(&totals.teams, &totals.team_costs),
+        unallocated,
+    )
 }
 
 fn add_owned(

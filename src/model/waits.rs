@@ -8,8 +8,9 @@
 //!
 //! A job that has not started by the horizon is recorded with the wait it has accrued (a lower
 //! bound of its real wait), so a queue that never drains cannot report a small percentile.
-//! [`WaitStats::censored_min_h`] says from which value on a reported figure is only a lower
-//! bound.
+//! The real percentile then lies between the reported one and
+//! [`WaitStats::percentile_upper_h`], the same rank with every such wait taken as endless;
+//! [`WaitStats::is_lower_bound`] says when the two differ.
 
 use hdrhistogram::Histogram;
 
@@ -20,11 +21,10 @@ const UNITS_PER_H: f64 = 1e9;
 #[derive(Debug, Clone)]
 pub struct WaitStats {
     histogram: Histogram<u64>,
+    /// The waits so far of jobs not started by the horizon (also in `histogram`).
+    censored: Histogram<u64>,
     sum_h: f64,
     max_h: f64,
-    /// Waits of jobs that had not started by the horizon.
-    censored: u64,
-    censored_min_h: f64,
 }
 
 impl Default for WaitStats {
@@ -38,10 +38,9 @@ impl WaitStats {
         Self {
             // Auto-resizing: it tracks whatever wait is recorded, up to 2^62 units (centuries).
             histogram: Histogram::new(3).expect("3 significant digits are supported"),
+            censored: Histogram::new(3).expect("3 significant digits are supported"),
             sum_h: 0.0,
             max_h: 0.0,
-            censored: 0,
-            censored_min_h: f64::INFINITY,
         }
     }
 
@@ -59,8 +58,9 @@ impl WaitStats {
     /// Records the wait so far of a job that had not started by the horizon.
     pub fn record_censored(&mut self, wait_so_far_h: f64) {
         self.record(wait_so_far_h);
-        self.censored += 1;
-        self.censored_min_h = self.censored_min_h.min(wait_so_far_h);
+        self.censored
+            .record(to_units(wait_so_far_h))
+            .expect("an auto-resizing histogram records any wait of a run");
     }
 
     pub fn count(&self) -> u64 {
@@ -88,44 +88,92 @@ impl WaitStats {
     /// The nearest-rank percentile `per_mille` / 1000: the smallest recorded wait such that at
     /// least that share of the waits is at or below it. NaN without waits.
     pub fn percentile_h(&self, per_mille: u64) -> f64 {
-        assert!(
-            (1..=1000).contains(&per_mille),
-            "a percentile in (0, 100] %: {per_mille} per mille"
+        self.percentiles_h(&[per_mille])[0]
+    }
+
+    /// Several percentiles (per mille, increasing) in one walk over the histogram.
+    pub fn percentiles_h(&self, per_milles: &[u64]) -> Vec<f64> {
+        self.at_ranks(per_milles, false)
+    }
+
+    /// The same percentile if every job not started by the horizon waited for ever: the real
+    /// percentile is at most this (infinite when the rank falls on such a job). Equal to
+    /// [`WaitStats::percentile_h`] when every job started.
+    pub fn percentile_upper_h(&self, per_mille: u64) -> f64 {
+        self.at_ranks(&[per_mille], true)[0]
+    }
+
+    /// Whether the percentile is only a lower bound: jobs that never started could move it by
+    /// more than the histogram's resolution.
+    pub fn is_lower_bound(&self, per_mille: u64) -> bool {
+        if self.censored() == 0 {
+            return false;
+        }
+        let (low, high) = (
+            self.percentile_h(per_mille),
+            self.percentile_upper_h(per_mille),
         );
+        high > low * (1.0 + RESOLUTION) + 1e-9
+    }
+
+    fn at_ranks(&self, per_milles: &[u64], censored_endless: bool) -> Vec<f64> {
+        assert!(
+            per_milles.iter().all(|p| (1..=1000).contains(p)),
+            "percentiles in (0, 100] %: {per_milles:?} per mille"
+        );
+        assert!(per_milles.is_sorted(), "increasing percentiles");
         let n = self.count();
         if n == 0 {
-            return f64::NAN;
+            return vec![f64::NAN; per_milles.len()];
         }
-        // ceil(p n) in integers: no rounding of p x n can move the rank.
-        let rank = (per_mille * n).div_ceil(1000).max(1);
+        // ceil(p n) in integers: no rounding of p x n can move a rank.
+        let mut ranks = per_milles
+            .iter()
+            .map(|p| (p * n).div_ceil(1000).max(1))
+            .peekable();
+        let mut found = Vec::with_capacity(per_milles.len());
         let mut below = 0;
         for bucket in self.histogram.iter_recorded() {
+            let value = bucket.value_iterated_to();
             below += bucket.count_at_value();
-            if below >= rank {
-                let value = bucket.value_iterated_to();
+            // (`count_at` clamps values past the histogram's range to its last bucket.)
+            if censored_endless && value <= self.censored.high() {
+                below -= self.censored.count_at(value);
+            }
+            while ranks.next_if(|rank| below >= *rank).is_some() {
                 // The middle of the bucket: within half a bucket of the recorded wait.
                 let middle = self.histogram.median_equivalent(value);
-                return (middle as f64 / UNITS_PER_H).min(self.max_h);
+                found.push((middle as f64 / UNITS_PER_H).min(self.max_h));
+            }
+            if ranks.peek().is_none() {
+                return found;
             }
         }
-        unreachable!("rank {rank} is at most the count {n}")
+        assert!(censored_endless, "every rank is at most the count {n}");
+        found.resize(per_milles.len(), f64::INFINITY);
+        found
+    }
+
+    /// Adds the waits of `other` (of another group of jobs).
+    pub fn add(&mut self, other: &WaitStats) {
+        self.histogram
+            .add(&other.histogram)
+            .expect("an auto-resizing histogram adds any other");
+        self.censored
+            .add(&other.censored)
+            .expect("an auto-resizing histogram adds any other");
+        self.sum_h += other.sum_h;
+        self.max_h = self.max_h.max(other.max_h);
     }
 
     /// Jobs whose waits are lower bounds (not started by the horizon).
     pub fn censored(&self) -> u64 {
-        self.censored
-    }
-
-    /// The smallest censored wait: any reported wait at or above it may be only a lower bound
-    /// of the real one. NaN when every job started.
-    pub fn censored_min_h(&self) -> f64 {
-        if self.censored == 0 {
-            f64::NAN
-        } else {
-            self.censored_min_h
-        }
+        self.censored.len()
     }
 }
+
+/// Relative resolution of a reported percentile: a bucket is 1/1024 of its values at most.
+const RESOLUTION: f64 = 1.0 / 1024.0;
 
 fn to_units(wait_h: f64) -> u64 {
     round_to_u64(wait_h * UNITS_PER_H)
@@ -238,20 +286,33 @@ mod tests {
     }
 
     #[test]
-    fn censored_waits_count_and_mark_their_range() {
+    fn censored_waits_count_and_bound_the_percentiles() {
         let mut stats = WaitStats::new();
         assert!(stats.mean_h().is_nan() && stats.percentile_h(950).is_nan());
-        assert!(stats.censored_min_h().is_nan());
-        stats.record(1.0);
-        stats.record(3.0);
+        for w in [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0] {
+            stats.record(w);
+        }
+        stats.record_censored(0.5);
         stats.record_censored(100.0);
-        stats.record_censored(50.0);
-        assert_eq!(stats.count(), 4);
-        assert_eq!(stats.censored(), 2);
-        assert_eq!(stats.mean_h(), 154.0 / 4.0);
-        assert_eq!(stats.censored_min_h(), 50.0);
+        assert_eq!((stats.count(), stats.censored()), (10, 2));
+        assert_eq!(stats.mean_h(), 136.5 / 10.0);
         assert_eq!(stats.max_h(), 100.0);
-        // p75 is the third wait, 50 h: a censored one, so only a lower bound.
-        assert!((stats.percentile_h(750) - 50.0).abs() < 0.05);
+        // Sorted: 0.5*, 1 .. 8, 100*. p50 is the 5th, 4 h; were both censored jobs endless,
+        // the 5th of 1 .. 8, inf, inf would be 5 h: a lower bound.
+        let close = |a: f64, b: f64| (a - b).abs() <= b * 0.0005;
+        assert!(close(stats.percentile_h(500), 4.0));
+        assert!(close(stats.percentile_upper_h(500), 5.0));
+        assert!(stats.is_lower_bound(500));
+        // p90 (9th): 8 h, at most inf (the 9th of 1 .. 8, inf, inf).
+        assert!(close(stats.percentile_h(900), 8.0));
+        assert_eq!(stats.percentile_upper_h(900), f64::INFINITY);
+        // Without censored waits below them, percentiles are exact.
+        let mut late = WaitStats::new();
+        for w in 1..=99 {
+            late.record(f64::from(w));
+        }
+        late.record_censored(500.0);
+        assert!(!late.is_lower_bound(950));
+        assert!(late.is_lower_bound(1000));
     }
 }
