@@ -1788,7 +1788,42 @@ fn check_fit(
                 sizes.join(", ")
             ),
         );
+        return;
     }
+    warn_owned_too_small(c, strategy, workload, &usable, gang, capacity);
+}
+
+/// A workload whose largest gangs fit none of the strategy's owned or reserved pools always
+/// bursts with them: worth a warning, since that is rarely what a planner sizing an owned
+/// base intends.
+fn warn_owned_too_small(
+    c: &mut Checker<'_>,
+    strategy: &Strategy,
+    workload: &Workload,
+    usable: &[&Pool],
+    gang: u32,
+    capacity: impl Fn(&Pool) -> Option<u64>,
+) {
+    // Pools of no nodes have a warning of their own (and start sweeps over node counts).
+    let owned: Vec<&&Pool> = usable
+        .iter()
+        .filter(|p| !p.is_elastic() && capacity(p).is_some_and(|c| c > 0))
+        .collect();
+    let largest = owned.iter().filter_map(|p| capacity(p)).max();
+    let Some(largest) = largest else { return };
+    if u64::from(gang) <= largest {
+        return;
+    }
+    let sizes: Vec<String> = owned
+        .iter()
+        .map(|p| format!("`{}` has {} GPUs", p.name, capacity(p).unwrap_or(0)))
+        .collect();
+    c.warnings.push(format!(
+        "workload `{}` has jobs of up to {gang} GPUs, more than any owned or reserved pool of strategy `{}` holds ({}): under that strategy they always run on elastic pools; add nodes, or make that intended by giving the workload its own strategy",
+        workload.name,
+        strategy.name,
+        sizes.join(", ")
+    ));
 }
 
 /// Expected jobs of a workload in one replication (Poisson mean, growth included).
