@@ -170,6 +170,7 @@ pub struct Unallocated {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GroupSummaryRow {
     pub strategy: String,
+    #[serde(alias = "workload", alias = "team")]
     pub group: String,
     pub metric: String,
     pub mean: f64,

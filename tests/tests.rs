@@ -8,6 +8,7 @@ mod determinism;
 mod errors;
 mod fuzz;
 mod properties;
+mod scheduling;
 mod slurm;
 mod sweep;
 mod sweep_charts;

@@ -15,6 +15,7 @@ mod pool_gpus;
 mod pool_utilization;
 pub mod style;
 pub mod sweep;
+mod wait_by_workload;
 
 use std::path::{Path, PathBuf};
 
@@ -84,16 +85,19 @@ pub enum Chart {
     PoolGpus,
     /// Utilisation per pool over the replications.
     PoolUtilization,
+    /// p95 wait per workload and strategy: who waits.
+    WaitByWorkload,
 }
 
 impl Chart {
-    pub const ALL: [Chart; 6] = [
+    pub const ALL: [Chart; 7] = [
         Chart::CumulativeCost,
         Chart::MonthlyCost,
         Chart::CostDistribution,
         Chart::CostVsWait,
         Chart::PoolGpus,
         Chart::PoolUtilization,
+        Chart::WaitByWorkload,
     ];
 
     /// File name without extension: `cumulative_cost.png`, `cumulative_cost.svg`.
@@ -105,6 +109,7 @@ impl Chart {
             Chart::CostVsWait => "cost_vs_wait",
             Chart::PoolGpus => "pool_gpus",
             Chart::PoolUtilization => "pool_utilization",
+            Chart::WaitByWorkload => "wait_by_workload",
         }
     }
 
@@ -121,6 +126,7 @@ impl Chart {
             Chart::CostVsWait => cost_vs_wait::draw(root, results),
             Chart::PoolGpus => pool_gpus::draw(root, results),
             Chart::PoolUtilization => pool_utilization::draw(root, results),
+            Chart::WaitByWorkload => wait_by_workload::draw(root, results),
         }
     }
 
