@@ -150,17 +150,36 @@ impl Accounts {
             workload_costs: vec![0.0; self.workloads],
             team_costs: vec![0.0; self.teams],
         };
-        for (index, pair) in self.pairs.iter().enumerate() {
-            let Some(pair) = pair else { continue };
+        // A group of one pair is a copy of it (cheaper than adding histograms).
+        let mut pairs_of_workload = vec![0; self.workloads];
+        let mut pairs_of_team = vec![0; self.teams];
+        for index in self.used_pairs() {
+            pairs_of_workload[index / self.teams] += 1;
+            pairs_of_team[index % self.teams] += 1;
+        }
+        for index in self.used_pairs() {
+            let pair = self.pairs[index].as_ref().expect("a used pair");
             let (w, t) = (index / self.teams, index % self.teams);
             let cost: f64 = pair.busy.iter().zip(&rates).map(|(b, r)| b * r).sum();
             totals.all.add(&pair.counts);
-            totals.workloads[w].add(&pair.counts);
-            totals.teams[t].add(&pair.counts);
+            for (group, pairs) in [
+                (&mut totals.workloads[w], pairs_of_workload[w]),
+                (&mut totals.teams[t], pairs_of_team[t]),
+            ] {
+                if pairs == 1 {
+                    group.clone_from(&pair.counts);
+                } else {
+                    group.add(&pair.counts);
+                }
+            }
             totals.workload_costs[w] += cost;
             totals.team_costs[t] += cost;
         }
         totals
+    }
+
+    fn used_pairs(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.pairs.len()).filter(|i| self.pairs[*i].is_some())
     }
 }
 

@@ -265,15 +265,36 @@ enum OnPool {
 }
 
 /// The reservation of EASY backfill: the first job of the last pass that found no room, and
-/// where and when it will start.
+/// (once a later job needs to know) where and when it will start.
 #[derive(Debug, Clone)]
 struct Reserved {
     slot: u32,
     key: QueueKey,
-    /// Strategy pool, and its nodes' generation when computed (stale once a node went down).
+    /// The job's wait-queue class (which pools are open to it).
+    class: usize,
+    held: Held,
+}
+
+/// What a reservation holds. Working it out walks the runs of the pools, so it waits until a
+/// later job could start on a pool; in a full fleet, no job can, and it is never needed.
+#[derive(Debug, Clone)]
+enum Held {
+    Unknown,
+    /// Worked out when the nodes' changes were `changes`: while they and the job's class stay,
+    /// so does the reservation.
+    Known {
+        changes: u64,
+        on: Option<Holding>,
+    },
+}
+
+/// A reservation on one strategy pool.
+#[derive(Debug, Clone)]
+struct Holding {
     pool: usize,
+    /// The pool's nodes' generation when worked out (stale once a node went down).
     generation: u64,
-    held: Reservation,
+    reservation: Reservation,
 }
 
 /// Jobs a pass may turn away because of the reservation before it stops trying the rest of
@@ -796,7 +817,10 @@ impl<'c> FleetSim<'c> {
     /// first job that finds no room gets the reservation; later jobs must not delay it.
     fn pass(&mut self, sim: &mut Sim<Event>) {
         self.pass_needed = false;
-        self.reserved = None;
+        // Given to the first job of this pass that cannot start (kept as it was, if nothing
+        // changed since).
+        let previous = self.reserved.take();
+        let mut reserved_now = false;
         if self.queue.is_empty() {
             return;
         }
@@ -814,8 +838,31 @@ impl<'c> FleetSim<'c> {
                 // A retry timer now blocks a pool for this job alone: it changes class.
                 Tried::Refused => self.reclass(key.slot, now_h),
                 Tried::NoRoom => {
-                    if reserves && self.reserved.is_none() {
-                        self.reserve(key.slot, now_h);
+                    if reserves && !reserved_now {
+                        reserved_now = true;
+                        let changes = self.nodes_changes();
+                        let held = match &previous {
+                            Some(r) if r.slot == key.slot && r.class == class => match &r.held {
+                                // Unless its start has come (then it must start now, or
+                                // something unforeseen happened).
+                                Held::Known { changes: c, on }
+                                    if *c == changes
+                                        && on
+                                            .as_ref()
+                                            .is_none_or(|h| h.reservation.shadow_h > now_h) =>
+                                {
+                                    r.held.clone()
+                                }
+                                _ => Held::Unknown,
+                            },
+                            _ => Held::Unknown,
+                        };
+                        self.reserved = Some(Reserved {
+                            slot: key.slot,
+                            key,
+                            class,
+                            held,
+                        });
                     }
                     self.queue.fail_class(class);
                 }
@@ -895,17 +942,13 @@ impl<'c> FleetSim<'c> {
         // Another job's reservation on this pool: a job still running at its shadow time may
         // take only what the reservation leaves spare.
         let mut runs_past_shadow = false;
-        if let Some(reserved) = self.reservation_on(sp, slot) {
-            let (shadow_h, extra, keep) = (
-                reserved.held.shadow_h,
-                reserved.held.extra_gpus,
-                reserved.held.new_nodes as usize,
-            );
+        if let Some(held) = self.reservation_on(sp, slot, now_h) {
+            let (shadow_h, extra, keep) = (held.shadow_h, held.extra_gpus, held.new_nodes as usize);
             if self.planned_end_h(slot, sp, plan, now_h) > shadow_h {
                 runs_past_shadow = true;
-                let spare = std::mem::take(&mut self.reserved.as_mut().expect("held").held.spare);
+                let spare = std::mem::take(&mut self.holding_mut().reservation.spare);
                 self.pools[sp].nodes.plan(gpus, &spare, plan);
-                self.reserved.as_mut().expect("held").held.spare = spare;
+                self.holding_mut().reservation.spare = spare;
                 let spread = self.pools[sp].nodes.placement == Placement::Spread;
                 if (spread && u64::from(gpus) > extra)
                     || !self.may_add_nodes(sp, plan.new_nodes.len(), keep)
@@ -980,18 +1023,45 @@ impl<'c> FleetSim<'c> {
 
     // ---- EASY backfill's reservation ------------------------------------------------------
 
-    /// The reservation, if it is on pool `sp` and for another job than `slot`.
-    fn reservation_on(&self, sp: usize, slot: u32) -> Option<&Reserved> {
-        self.reserved
-            .as_ref()
-            .filter(|r| r.pool == sp && r.slot != slot)
+    /// What the reservation holds on pool `sp`, if it holds anything there and is for another
+    /// job than `slot` (worked out now if no job needed it before).
+    fn reservation_on(&mut self, sp: usize, slot: u32, now_h: f64) -> Option<&Reservation> {
+        let reserved = self.reserved.as_ref()?;
+        if reserved.slot == slot {
+            return None;
+        }
+        if matches!(reserved.held, Held::Unknown) {
+            let (reserved_slot, changes) = (reserved.slot, self.nodes_changes());
+            let on = self.reserve(reserved_slot, now_h);
+            self.reserved.as_mut().expect("a reservation").held = Held::Known { changes, on };
+        }
+        match &self.reserved.as_ref()?.held {
+            Held::Known {
+                on: Some(holding), ..
+            } if holding.pool == sp => Some(&holding.reservation),
+            _ => None,
+        }
     }
 
-    /// Whether the reservation of the last pass still describes the nodes (none went down).
+    /// The reservation's holding, known to exist.
+    fn holding_mut(&mut self) -> &mut Holding {
+        match &mut self.reserved.as_mut().expect("a reservation").held {
+            Held::Known {
+                on: Some(holding), ..
+            } => holding,
+            _ => unreachable!("the reservation holds GPUs"),
+        }
+    }
+
+    /// Whether the reservation of the last pass still describes the nodes (none of the pool it
+    /// holds went down since it was worked out).
     fn reservation_current(&self) -> bool {
-        self.reserved
-            .as_ref()
-            .is_some_and(|r| self.pools[r.pool].nodes.generation == r.generation)
+        match self.reserved.as_ref().map(|r| &r.held) {
+            Some(Held::Known {
+                on: Some(holding), ..
+            }) => self.pools[holding.pool].nodes.generation == holding.generation,
+            _ => true,
+        }
     }
 
     /// When a run of `slot` on `sp` as `plan` says would end, hours.
@@ -1012,7 +1082,7 @@ impl<'c> FleetSim<'c> {
     /// A job running past the shadow time took `plan`: the reservation has that much less
     /// to spare.
     fn hold_less(&mut self, plan: &GangPlan, gpus: u32) {
-        let held = &mut self.reserved.as_mut().expect("a reservation").held;
+        let held = &mut self.holding_mut().reservation;
         held.extra_gpus = held.extra_gpus.saturating_sub(u64::from(gpus));
         for (node, taken) in &plan.pieces {
             if let Some((_, spare)) = held.spare.iter_mut().find(|(n, _)| n == node) {
@@ -1022,9 +1092,14 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    /// Gives the reservation to a job that found no room: on the pool where it can start
-    /// earliest, from the planned ends of the runs there.
-    fn reserve(&mut self, slot: u32, now_h: f64) {
+    /// Changes of every pool's nodes so far.
+    fn nodes_changes(&self) -> u64 {
+        self.pools.iter().map(|p| p.nodes.changes).sum()
+    }
+
+    /// Works out a reservation for a job that found no room: on the pool where it can start
+    /// earliest, from the planned ends of the runs there (none if no open pool ever can).
+    fn reserve(&mut self, slot: u32, now_h: f64) -> Option<Holding> {
         let gpus = self.jobs[slot as usize].gpus;
         let mut best: Option<(usize, Reservation)> = None;
         for sp in 0..self.pools.len() {
@@ -1061,13 +1136,11 @@ impl<'c> FleetSim<'c> {
                 best = Some((sp, held));
             }
         }
-        self.reserved = best.map(|(sp, held)| Reserved {
-            slot,
-            key: self.jobs[slot as usize].key,
+        best.map(|(sp, reservation)| Holding {
             pool: sp,
             generation: self.pools[sp].nodes.generation,
-            held,
-        });
+            reservation,
+        })
     }
 
     /// Pool `sp`'s up nodes and the planned ends of the runs on them.

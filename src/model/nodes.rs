@@ -43,6 +43,8 @@ pub struct NodeSet {
     /// Bumped whenever a node comes up or goes down, so a reservation computed on the nodes
     /// as they were can tell it is stale.
     pub generation: u64,
+    /// Bumped at every change of the nodes or of their free GPUs: equal counts, equal pool.
+    pub changes: u64,
     pub nodes: Vec<Node>,
     /// Slots of absent nodes that may be reused (elastic pools).
     vacant: Vec<u32>,
@@ -83,6 +85,7 @@ impl NodeSet {
             gpus_per_node,
             placement,
             generation: 0,
+            changes: 0,
             nodes: Vec::new(),
             vacant: Vec::new(),
             by_free: vec![Vec::new(); gpus_per_node as usize + 1],
@@ -133,6 +136,7 @@ impl NodeSet {
         node.state = NodeState::Up;
         node.free_gpus = self.gpus_per_node;
         self.generation += 1;
+        self.changes += 1;
         node.up_pos = self.up.len() as u32;
         self.up.push(index);
         self.free_gpus += u64::from(self.gpus_per_node);
@@ -157,6 +161,7 @@ impl NodeSet {
         }
         self.free_gpus -= u64::from(self.gpus_per_node);
         self.generation += 1;
+        self.changes += 1;
         let node = &mut self.nodes[index as usize];
         node.up_pos = NOWHERE;
         node.free_gpus = 0;
@@ -290,6 +295,7 @@ impl NodeSet {
         node.idle_epoch = node.idle_epoch.wrapping_add(1);
         node.jobs.push(job);
         self.free_gpus -= u64::from(take);
+        self.changes += 1;
         self.insert_bucket(index);
     }
 
@@ -322,6 +328,7 @@ impl NodeSet {
             "node {index} has too many free GPUs"
         );
         self.free_gpus += u64::from(gpus);
+        self.changes += 1;
         self.insert_bucket(index);
         self.nodes[index as usize].free_gpus == self.gpus_per_node
     }

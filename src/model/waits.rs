@@ -159,9 +159,12 @@ impl WaitStats {
         self.histogram
             .add(&other.histogram)
             .expect("an auto-resizing histogram adds any other");
-        self.censored
-            .add(&other.censored)
-            .expect("an auto-resizing histogram adds any other");
+        // Usually empty: every job started.
+        if other.censored() > 0 {
+            self.censored
+                .add(&other.censored)
+                .expect("an auto-resizing histogram adds any other");
+        }
         self.sum_h += other.sum_h;
         self.max_h = self.max_h.max(other.max_h);
     }

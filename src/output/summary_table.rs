@@ -197,7 +197,8 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
         let arrived = mean_of(summary, &strategy.name, "jobs_arrived");
         let share = mean_of(summary, &strategy.name, "jobs_unfinished") / arrived;
         let unstarted = mean_of(summary, &strategy.name, "jobs_unstarted") / arrived;
-        if share > 0.01 || unstarted > 0.0 {
+        let bounded = mean_of(summary, &strategy.name, "wait_p95_lower_bound") > 0.0;
+        if share > 0.01 || bounded {
             let _ = writeln!(
                 out,
                 "note: {:.1}% of the jobs of `{}` are still queued or running at the horizon, {:.1}% never \
