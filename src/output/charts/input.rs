@@ -276,7 +276,8 @@ mod tests {
                 "summary.csv",
                 "replications.csv",
                 "monthly.csv",
-                "pools_monthly.csv"
+                "pools_monthly.csv",
+                "workloads.csv"
             ]
         );
 
