@@ -12,6 +12,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
+use crate::format::thousands;
 use crate::output;
 use crate::records::RunInfo;
 use crate::runner::{self, RunError};
@@ -220,18 +221,65 @@ fn plot(args: &PlotArgs) -> Result<()> {
     Ok(())
 }
 
-fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
-    let mut overrides = args.scenario_args.set.clone();
-    if let Some(n) = args.replications {
+/// `--set`, then `--replications` and `--seed` as overrides.
+fn overrides(
+    set: &[Override],
+    replications: Option<u32>,
+    seed: Option<u64>,
+) -> Result<Vec<Override>> {
+    let mut overrides = set.to_vec();
+    if let Some(n) = replications {
         overrides.push(Override::new(
             "replications",
             toml::Value::Integer(i64::from(n)),
         ));
     }
-    if let Some(seed) = args.seed {
+    if let Some(seed) = seed {
         let seed = i64::try_from(seed).context("--seed must be at most 9223372036854775807")?;
         overrides.push(Override::new("seed", toml::Value::Integer(seed)));
     }
+    Ok(overrides)
+}
+
+/// The worker threads of `run` and `sweep`, and the flag Ctrl-C sets to stop them.
+struct Workers {
+    pool: rayon::ThreadPool,
+    /// `--threads`, or all cores.
+    threads: usize,
+    stop: Arc<AtomicBool>,
+}
+
+impl Workers {
+    /// Starts `threads` workers (all cores when None) and sets the Ctrl-C handler: the first
+    /// Ctrl-C sets `stop`, a second one while stopping exits at once with code 130.
+    fn start(threads: Option<u16>) -> Result<Self> {
+        let threads = match threads {
+            Some(n) => usize::from(n),
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .context("cannot start worker threads")?;
+        let stop = Arc::new(AtomicBool::new(false));
+        {
+            let stop = Arc::clone(&stop);
+            let _ = ctrlc::set_handler(move || {
+                if stop.swap(true, Ordering::SeqCst) {
+                    std::process::exit(i32::from(EXIT_INTERRUPTED));
+                }
+            });
+        }
+        Ok(Workers {
+            pool,
+            threads,
+            stop,
+        })
+    }
+}
+
+fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
+    let overrides = overrides(&args.scenario_args.set, args.replications, args.seed)?;
     let loaded = load(args.scenario.as_deref(), &overrides)?;
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");
@@ -262,7 +310,7 @@ fn check_trace_size(config: &scenario::Config) -> Result<()> {
             "--trace would keep about {:.1e} job rows in memory ({} strategies x {} jobs of replication 0), more than {TRACE_ROWS_MAX:.0e}; drop --trace, or shorten horizon_months (e.g. --set horizon_months=1) for the trace",
             rows,
             config.strategies.len(),
-            output::thousands(config.jobs_per_unit_estimate, 0)
+            thousands(config.jobs_per_unit_estimate, 0)
         );
     }
     Ok(())
@@ -279,29 +327,14 @@ fn simulate_and_write(
 ) -> Result<()> {
     let config = &loaded.config;
 
-    let threads = match args.threads {
-        Some(n) => usize::from(n),
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("cannot start worker threads")?;
-
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = Arc::clone(&stop);
-        // A second Ctrl-C while stopping exits at once (handled by the default handler then).
-        let _ = ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        });
-    }
+    let workers = Workers::start(args.threads)?;
+    let stop = &workers.stop;
     let units = runner::units(config).len() as u64;
     let bar = output::progress_bar(units, &format!("simulating {}", config.name), args.quiet);
     let started = Instant::now();
-    let result = pool.install(|| runner::run(config, args.trace, &|| bar.inc(1), &stop));
+    let result = workers
+        .pool
+        .install(|| runner::run(config, args.trace, &|| bar.inc(1), stop));
     bar.finish_and_clear();
     let run_output = match result {
         Ok(run_output) => run_output,
@@ -324,32 +357,21 @@ fn simulate_and_write(
         .into());
     }
 
+    let scenario =
+        serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?;
     let info = RunInfo {
-        fleetsim_version: env!("CARGO_PKG_VERSION").to_string(),
         command_line,
-        scenario_name: config.name.clone(),
         scenario_source: args
             .scenario
             .as_ref()
             .map_or("built-in hybrid-vs-cloud".into(), |p| {
                 p.display().to_string()
             }),
-        seed: config.seed,
-        replications: config.replications,
-        threads: Some(threads),
+        threads: Some(workers.threads),
         wall_time_s: Some(wall_time_s),
-        events_simulated: run_output.events,
-        currency: config.currency.clone(),
-        start: config.calendar.start.to_string(),
-        horizon_months: config.horizon_months,
-        strategies: config.strategies.iter().map(|s| s.name.clone()).collect(),
-        baseline: config.strategies[config.baseline].name.clone(),
-        break_even_month: run_output.aggregates.break_even_month.clone(),
-        warnings: loaded.warnings.clone(),
-        files: Vec::new(),
-        scenario: serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?,
-        sweep_point: None,
-    };
+        ..RunInfo::new(config, scenario, loaded.warnings.clone())
+    }
+    .with_results(&run_output);
     let files = output::write_results(out, &run_output, &info, args.trace)?;
     output::remove_stale(out, &files, args.no_charts)?;
     let charts = if args.no_charts {
@@ -378,7 +400,7 @@ fn simulate_and_write(
             names.join(", "),
             out.display(),
             wall_time_s,
-            output::thousands(run_output.events as f64, 0)
+            thousands(run_output.events as f64, 0)
         );
     }
     Ok(())

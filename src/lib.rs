@@ -6,8 +6,10 @@
 //! aggregates them over replications; [`output`] writes CSV, `run.json` and the summary.
 //! See ARCHITECTURE.md for the map.
 
+pub mod calendar;
 pub mod cli;
 pub mod engine;
+pub mod format;
 pub mod model;
 pub mod output;
 pub mod policies;

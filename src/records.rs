@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::scenario::Config;
+
 /// One row of `replications.csv`: one strategy in one replication.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReplicationRow {
@@ -366,6 +368,32 @@ pub struct UnitResult {
     pub events: u64,
 }
 
+/// What the output files and the terminal summary need: the rows aggregated over
+/// replications (by `stats::summarize`).
+#[derive(Debug, Clone)]
+pub struct Aggregates {
+    pub replications: Vec<ReplicationRow>,
+    pub summary: Vec<SummaryRow>,
+    pub monthly: Vec<MonthlyRow>,
+    pub pools_monthly: Vec<PoolMonthlyRow>,
+    /// `workloads.csv` and `teams.csv`: per strategy, workload (team) and metric, then the
+    /// `unallocated` cost of idle capacity.
+    pub workloads: Vec<GroupSummaryRow>,
+    pub teams: Vec<GroupSummaryRow>,
+    /// Per strategy: the break-even month (YYYY-MM) of the mean cash-view curves, if any.
+    pub break_even_month: Vec<Option<String>>,
+}
+
+/// A whole run of a scenario (or of a sweep point): every unit's result, then the statistics.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    /// In (strategy, replication) order.
+    pub units: Vec<UnitResult>,
+    pub aggregates: Aggregates,
+    /// Events simulated, summed over the units.
+    pub events: u64,
+}
+
 /// `run.json`: what produced a result folder.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunInfo {
@@ -398,6 +426,45 @@ pub struct RunInfo {
     /// (`--resume`, `merge`) when this matches the sweep's description of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep_point: Option<SweepPoint>,
+}
+
+impl RunInfo {
+    /// What `run.json` says of a run of `config` before it runs: this build, the scenario's
+    /// settings, `scenario` (the file as resolved, defaults filled in) and its `warnings`.
+    /// The command line, source, threads, wall time and sweep point are left empty for the
+    /// caller; [`RunInfo::with_results`] adds what the run found.
+    pub fn new(config: &Config, scenario: serde_json::Value, warnings: Vec<String>) -> Self {
+        RunInfo {
+            fleetsim_version: env!("CARGO_PKG_VERSION").to_string(),
+            command_line: Vec::new(),
+            scenario_name: config.name.clone(),
+            scenario_source: String::new(),
+            seed: config.seed,
+            replications: config.replications,
+            threads: None,
+            wall_time_s: None,
+            events_simulated: 0,
+            currency: config.currency.clone(),
+            start: config.calendar.start.to_string(),
+            horizon_months: config.horizon_months,
+            strategies: config.strategies.iter().map(|s| s.name.clone()).collect(),
+            baseline: config.strategies[config.baseline].name.clone(),
+            break_even_month: Vec::new(),
+            warnings,
+            files: Vec::new(),
+            scenario,
+            sweep_point: None,
+        }
+    }
+
+    /// With the events simulated and the break-even months of `output`.
+    pub fn with_results(self, output: &RunOutput) -> Self {
+        RunInfo {
+            events_simulated: output.events,
+            break_even_month: output.aggregates.break_even_month.clone(),
+            ..self
+        }
+    }
 }
 
 /// One point of a sweep: the values of the varied parameters.

@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use crate::model::{self, SimError};
-use crate::records::UnitResult;
+use crate::records::{RunOutput, UnitResult};
 use crate::scenario::Config;
-use crate::stats::{self, Aggregates};
+use crate::stats;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RunError {
@@ -120,12 +120,6 @@ fn simulate_one(
 }
 
 /// The whole run: every unit, then the statistics.
-pub struct RunOutput {
-    pub units: Vec<UnitResult>,
-    pub aggregates: Aggregates,
-    pub events: u64,
-}
-
 pub fn run(
     config: &Config,
     trace: bool,

@@ -864,7 +864,10 @@ fn an_output_folder_that_cannot_be_written_is_reported_with_its_path_before_simu
         &format!("error: {}: cannot write: ", out.display()),
         "folder in a file",
     );
-    // A read-only folder (only meaningful when not running as root, who may write anyway).
+    // A read-only folder: refused with its path, unless the test runs as root (as CI does),
+    // who may write there anyway. Then the run must succeed and write its results: fleetsim
+    // decides by trying a write, not by reading permission bits, so it never refuses a
+    // folder it can write to (and a read-only mount refuses root's probe like anyone's).
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -872,15 +875,29 @@ fn an_output_folder_that_cannot_be_written_is_reported_with_its_path_before_simu
         std::fs::create_dir(&read_only).unwrap();
         std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o555)).unwrap();
         let privileged = std::fs::write(read_only.join("probe"), "").is_ok();
-        if !privileged {
-            let out = read_only.join("out");
-            let output = fleetsim(&["run", SMALL, "--out", &out.to_string_lossy(), "--quiet"]);
+        let out = read_only.join("out");
+        let output = fleetsim(&[
+            "run",
+            SMALL,
+            "--out",
+            &out.to_string_lossy(),
+            "--replications",
+            "1",
+            "--no-charts",
+            "--quiet",
+        ]);
+        if privileged {
+            assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+            let run_json = std::fs::read_to_string(out.join("run.json")).unwrap_or_default();
+            assert!(run_json.contains("\"summary.csv\""), "{run_json}");
+        } else {
             assert_refused(
                 &output,
                 1,
                 &format!("error: {}: cannot write: Permission denied", out.display()),
                 "read-only folder",
             );
+            assert!(!out.exists(), "{} created", out.display());
         }
         std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o755)).unwrap();
     }

@@ -131,27 +131,15 @@ fn exercise(text: &str, overrides: &[Override]) -> Result<(), TestCaseError> {
     }
     let _ = output::summary_table(config, &run_output.aggregates);
     let dir = scratch_dir();
+    let scenario = serde_json::to_value(&loaded.resolved).expect("the scenario serializes");
     let info = RunInfo {
         fleetsim_version: "fuzz".into(),
-        command_line: Vec::new(),
-        scenario_name: config.name.clone(),
         scenario_source: "<fuzz>".into(),
-        seed: config.seed,
-        replications: config.replications,
         threads: Some(1),
         wall_time_s: Some(0.0),
-        events_simulated: run_output.events,
-        currency: config.currency.clone(),
-        start: config.calendar.start.to_string(),
-        horizon_months: config.horizon_months,
-        strategies: config.strategies.iter().map(|s| s.name.clone()).collect(),
-        baseline: config.strategies[config.baseline].name.clone(),
-        break_even_month: run_output.aggregates.break_even_month.clone(),
-        warnings: loaded.warnings.clone(),
-        files: Vec::new(),
-        scenario: serde_json::to_value(&loaded.resolved).expect("the scenario serializes"),
-        sweep_point: None,
-    };
+        ..RunInfo::new(config, scenario, loaded.warnings.clone())
+    }
+    .with_results(&run_output);
     output::write_results(&dir, &run_output, &info, true).expect("results are written");
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! confidence interval over replications, and first asserts that the interval is narrow
 //! enough for the test to be able to fail.
 
-use fleetsim::records::ReplicationRow;
+use fleetsim::records::{ReplicationRow, RunOutput};
 use fleetsim::runner;
 use fleetsim::scenario::Config;
 use fleetsim::stats::{Estimate, estimate_at};
@@ -33,6 +33,9 @@ fn estimate_of(
         .collect();
     estimate_at(&values, 0.99)
 }
+
+/// Hours of 2027 (365 days), the horizon of the 12-month scenarios from 2027-01-01.
+const HOURS_2027: f64 = 365.0 * 24.0;
 
 /// Erlang B: probability that all `servers` are busy in M/G/c/c with offered load `load`.
 fn erlang_b(servers: u32, load: f64) -> f64 {
@@ -113,7 +116,7 @@ pools = ["cluster"]
     let wait = estimate_of(&rows, "mmc", |r| r.wait_mean_h);
     assert_close(&wait, exact_h, 0.05, "M/M/8 mean wait");
     // Little's law on the servers: busy GPU-hours per hour = load.
-    let busy = estimate_of(&rows, "mmc", |r| r.gpu_hours_busy / (365.0 * 24.0));
+    let busy = estimate_of(&rows, "mmc", |r| r.gpu_hours_busy / HOURS_2027);
     assert_close(&busy, load, 0.01, "busy servers");
 }
 
@@ -212,13 +215,13 @@ fn mmc_wait_percentiles_match_the_erlang_c_waiting_time_distribution() {
 }
 
 /// Runs a scenario and returns its units' pool rows and replication rows.
-fn run_all(config: &Config) -> runner::RunOutput {
+fn run_all(config: &Config) -> RunOutput {
     let stop = AtomicBool::new(false);
     runner::run(config, false, &|| {}, &stop).expect("runs")
 }
 
 fn pool_estimate(
-    output: &runner::RunOutput,
+    output: &RunOutput,
     pool: &str,
     metric: impl Fn(&fleetsim::records::PoolRow) -> f64,
 ) -> Estimate {
@@ -275,7 +278,8 @@ burst_after_wait_h = 0
         cloud = instant_cloud("cloud", "on_demand", price, ""),
     );
     let config = config(&text);
-    let mean_service_h = config.workloads[0].duration_h.mean_h();
+    // Log-normal mean: exp(mu + sigma^2 / 2) = exp(-0.18 + 0.36 / 2) = e^0 = 1 h.
+    let mean_service_h = 1.0;
     let load = lambda_per_h * mean_service_h;
     let blocking = erlang_b(servers, load);
     let rows = rows(&config);
@@ -284,7 +288,7 @@ burst_after_wait_h = 0
     });
     assert_close(&share, blocking, 0.03, "share of jobs bursting");
     // The cloud is billed for the overflow's work: p a B T (per-second billing adds < 1e-3).
-    let horizon_h = config.horizon_h;
+    let horizon_h = HOURS_2027;
     let cloud_cost = estimate_of(&rows, "burst", |r| r.cost_on_demand);
     assert_close(
         &cloud_cost,
@@ -330,7 +334,7 @@ pools = ["committed", "cloud"]
         cloud = instant_cloud("cloud", "on_demand", price, ""),
     );
     let config = config(&text);
-    let horizon_h = config.horizon_h;
+    let horizon_h = HOURS_2027;
     let load = lambda_per_h * service_h;
     let rows = rows(&config);
     // The commitment is exact in every replication.
@@ -385,8 +389,8 @@ name = "owned"
 pools = ["dgx"]
 "#;
     let config = config(text);
-    let calendar = &config.calendar;
-    let owned_h = calendar.horizon_h() - calendar.month_starts_h[2];
+    // Owned from 1 March to the end of 2027: 365 - 31 - 28 = 306 days.
+    let owned_h = 306.0 * 24.0;
     let output = run_all(&config);
     for unit in &output.units {
         let row = &unit.row;
@@ -527,17 +531,36 @@ pools = ["spot"]
         0.01,
         "restart from zero",
     );
-    // Busy time = useful work + lost work (nothing is checkpointed).
+    // Busy time = useful work + lost work (nothing is checkpointed). Useful work is W per
+    // completed job plus what the runs still going at the horizon have done so far: less than
+    // W each, and only unfinished jobs have such a run.
     for row in &rows {
-        let useful = row.gpu_hours_busy - row.lost_gpu_hours;
-        assert!(useful > 0.0 && row.checkpoint_gpu_hours == 0.0, "{row:?}");
+        assert_eq!(row.checkpoint_gpu_hours, 0.0, "{row:?}");
+        let completed_h = work_h * row.jobs_completed as f64;
+        let in_progress_h = row.gpu_hours_busy - row.lost_gpu_hours - completed_h;
+        let rounding_h = 1e-9 * row.gpu_hours_busy;
+        assert!(
+            in_progress_h >= -rounding_h
+                && in_progress_h <= work_h * row.jobs_unfinished as f64 + rounding_h,
+            "busy {} h = lost {} h + completed {completed_h} h + {in_progress_h} h in progress, \
+             with {} jobs unfinished",
+            row.gpu_hours_busy,
+            row.lost_gpu_hours,
+            row.jobs_unfinished
+        );
+        assert!(row.lost_gpu_hours > 0.0, "{row:?}");
     }
 }
 
-/// Hours of the weekday window 09:00-18:00 inside `months` months from 2027-01-01 (a Friday).
-fn weekday_window_hours(config: &Config) -> f64 {
-    let days = (config.horizon_h / 24.0).round() as u32;
-    (0..days).filter(|day| (4 + day) % 7 < 5).count() as f64 * 9.0
+/// Hours of the weekday window 09:00-18:00 in 2027, which starts on a Friday: 261 weekdays
+/// of 9 hours.
+fn weekday_window_hours_2027() -> f64 {
+    let weekdays = (0..365).filter(|day| (4 + day) % 7 < 5).count();
+    assert_eq!(
+        weekdays, 261,
+        "52 weeks of 5 weekdays, and Friday 31 December"
+    );
+    weekdays as f64 * 9.0
 }
 
 #[test]
@@ -574,7 +597,7 @@ pools = ["specialist", "hyperscaler"]
         hyperscaler = instant_cloud("hyperscaler", "on_demand", 4.0, ""),
     );
     let config = config(&text);
-    let window_share = weekday_window_hours(&config) / config.horizon_h;
+    let window_share = weekday_window_hours_2027() / HOURS_2027;
     let output = run_all(&config);
     let arrivals: Vec<f64> = output
         .units
@@ -640,7 +663,9 @@ pools = ["specialist", "hyperscaler"]
         hyperscaler = instant_cloud("hyperscaler", "on_demand", 4.0, ""),
     );
     let config = config(&text);
-    let rate_per_h = per_month / config.calendar.month_mean_h();
+    // Episodes per month are per mean month of the horizon: 2027 and 2028 (a leap year) have
+    // 365 + 366 = 731 days, 24 months of 731 h on average.
+    let rate_per_h: f64 = per_month / 731.0;
     let constrained = 1.0 - (-rate_per_h * mean_h).exp();
     let output = run_all(&config);
     let share: Vec<f64> = output
@@ -697,7 +722,7 @@ pools = ["spot"]
         )
     };
     let config_individual = config(&spot(0.0));
-    let horizon_h = config_individual.horizon_h;
+    let horizon_h = HOURS_2027;
     let individual = run_all(&config_individual);
     let preempted = pool_estimate(&individual, "spot", |p| p.nodes_preempted as f64);
     assert_close(
@@ -740,7 +765,8 @@ pools = ["dgx"]
         pool = free_on_prem("dgx", nodes),
     );
     let config = config(&text);
-    let capacity_h = f64::from(nodes) * config.horizon_h;
+    // 2027 and 2028 (a leap year): 731 days.
+    let capacity_h = f64::from(nodes) * 731.0 * 24.0;
     let output = run_all(&config);
     let down = pool_estimate(&output, "dgx", |p| p.gpu_hours_down / capacity_h);
     assert_close(

@@ -1,12 +1,11 @@
 //! `fleetsim sweep` and `fleetsim merge`: their flags, and what the terminal shows.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 
-use super::ScenarioArgs;
+use super::{ScenarioArgs, Workers, overrides};
+use crate::format::thousands;
 use crate::output;
 use crate::records::SweepInfo;
 use crate::scenario::Override;
@@ -88,26 +87,6 @@ pub(super) struct MergeArgs {
     quiet: bool,
 }
 
-/// `--set`, then `--replications` and `--seed` as overrides.
-fn overrides(
-    set: &[Override],
-    replications: Option<u32>,
-    seed: Option<u64>,
-) -> Result<Vec<Override>> {
-    let mut overrides = set.to_vec();
-    if let Some(n) = replications {
-        overrides.push(Override::new(
-            "replications",
-            toml::Value::Integer(i64::from(n)),
-        ));
-    }
-    if let Some(seed) = seed {
-        let seed = i64::try_from(seed).context("--seed must be at most 9223372036854775807")?;
-        overrides.push(Override::new("seed", toml::Value::Integer(seed)));
-    }
-    Ok(overrides)
-}
-
 pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
     let request = sweep::Request {
         scenario: args.scenario.clone(),
@@ -129,34 +108,19 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("output").join(format!("{}-sweep", plan.info.scenario_name)));
-    let threads = match args.threads {
-        Some(n) => usize::from(n),
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("cannot start worker threads")?;
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = Arc::clone(&stop);
-        // A second Ctrl-C while stopping exits at once.
-        let _ = ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        });
-    }
+    let workers = Workers::start(args.threads)?;
     let options = sweep::RunOptions {
         out: out.clone(),
         shard: args.shard,
         resume: args.resume,
         force: args.force,
         quiet: args.quiet,
-        threads,
+        threads: workers.threads,
         command_line,
     };
-    let outcome = pool.install(|| sweep::execute(&plan, &options, &stop))?;
+    let outcome = workers
+        .pool
+        .install(|| sweep::execute(&plan, &options, &workers.stop))?;
     // A shard has no sweep.csv: its charts come with the merge.
     let charts = if args.no_charts || outcome.shard.is_some() {
         Vec::new()
@@ -249,8 +213,8 @@ fn report(info: &SweepInfo, outcome: &Outcome, out: &Path, charts: usize) {
                 "simulated {} points{resumed} in {:.1} s ({} replications/s, {} events/s); results in {}{charts}",
                 run.points_simulated,
                 run.wall_time_s,
-                output::thousands(run.replications_per_s, 1),
-                output::thousands(run.events_per_s, 0),
+                thousands(run.replications_per_s, 1),
+                thousands(run.events_per_s, 0),
                 out.display()
             );
             if let Some(shard) = &outcome.shard {

@@ -72,9 +72,15 @@ impl<E: Copy> EventHeap<E> {
     }
 
     pub(super) fn push(&mut self, entry: Entry<E>) {
-        // Parents later than the new entry move down into the hole until its place is found.
-        let mut hole = self.entries.len();
+        let hole = self.entries.len();
         self.entries.push(entry);
+        self.sift_up(hole, entry);
+    }
+
+    /// Puts `entry` at `hole` or above it: parents later than the entry move down into the
+    /// hole until its place is found.
+    #[inline]
+    fn sift_up(&mut self, mut hole: usize, entry: Entry<E>) {
         while hole > 0 {
             let parent = (hole - 1) / ARITY;
             if self.entries[parent].order < entry.order {
@@ -130,15 +136,7 @@ impl<E: Copy> EventHeap<E> {
             self.entries[hole] = children[earliest];
             hole = first + earliest;
         }
-        while hole > 0 {
-            let parent = (hole - 1) / ARITY;
-            if self.entries[parent].order < last.order {
-                break;
-            }
-            self.entries[hole] = self.entries[parent];
-            hole = parent;
-        }
-        self.entries[hole] = last;
+        self.sift_up(hole, last);
         Some(top)
     }
 }

@@ -1,7 +1,7 @@
 //! What capacity costs: billing of elastic nodes and the cost of owned and reserved capacity
 //! per calendar month, in both views (amortised and cash).
 
-use crate::model::calendar::Calendar;
+use crate::calendar::Calendar;
 use crate::scenario::{OnPrem, Reserved};
 
 /// Hours billed for an elastic node that lived `lifetime_h`: rounded up to whole billing

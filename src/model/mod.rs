@@ -2,16 +2,15 @@
 //! finishing, and what all of it costs. It implements [`engine::Model`] for one strategy in
 //! one replication and produces that unit's records.
 //!
-//! Submodules hold the pieces that make sense alone: the calendar, the job stream, a pool's
-//! nodes, a run's checkpoint timeline and billing. The scheduling decisions come from
-//! [`crate::policies`].
+//! Submodules hold the pieces that make sense alone: the job stream, a pool's nodes, a run's
+//! checkpoint timeline and billing. The scheduling decisions come from [`crate::policies`];
+//! calendar months and weekly windows from [`crate::calendar`].
 //!
 //! **Invariants:** no I/O; every random draw comes from a named stream of [`crate::rng`];
 //! busy GPU-hours never exceed paid GPU-hours; a job is in exactly one of: queued, running.
 
 pub mod accounts;
 pub mod billing;
-pub mod calendar;
 pub mod nodes;
 pub mod progress;
 pub mod queue;

@@ -9,7 +9,7 @@
 use rand::RngExt;
 use rand_distr::{Distribution, Exp1, Gamma, LogNormal, Weibull};
 
-use crate::model::calendar::Calendar;
+use crate::calendar::Calendar;
 use crate::rng::SimRng;
 use crate::scenario::{ArrivalProfile, DurationDist, GpuMix};
 

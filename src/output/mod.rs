@@ -16,8 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::records::{GroupSummaryRow, RunInfo};
-use crate::runner::RunOutput;
+use crate::records::{GroupSummaryRow, RunInfo, RunOutput};
 
 pub use summary_table::summary_table;
 pub use sweep_table::{PointSummary, best_points, sweep_rows};
@@ -542,45 +541,9 @@ pub fn sweep_progress_message(done: usize, total: usize, resumed: usize) -> Stri
     }
 }
 
-/// A number with thousands separators: `1234567.891` with 0 decimals is `1,234,568`.
-pub fn thousands(value: f64, decimals: usize) -> String {
-    if !value.is_finite() {
-        return "-".to_string();
-    }
-    let text = format!("{:.*}", decimals, value.abs());
-    let (whole, fraction) = text
-        .split_once('.')
-        .map_or((text.as_str(), None), |(w, f)| (w, Some(f)));
-    let mut grouped = String::new();
-    for (i, digit) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
-    let sign = if value < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') {
-        "-"
-    } else {
-        ""
-    };
-    match fraction {
-        Some(fraction) => format!("{sign}{grouped}.{fraction}"),
-        None => format!("{sign}{grouped}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(1_234_567.891, 0), "1,234,568");
-        assert_eq!(thousands(-1_234.5, 1), "-1,234.5");
-        assert_eq!(thousands(999.0, 0), "999");
-        assert_eq!(thousands(-0.01, 0), "0");
-        assert_eq!(thousands(f64::NAN, 0), "-");
-    }
 
     /// /dev/full accepts the open and fails every write with "no space left on device".
     #[test]

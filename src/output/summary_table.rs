@@ -2,10 +2,9 @@
 
 use std::fmt::Write;
 
-use super::thousands;
-use crate::records::SummaryRow;
+use crate::format::thousands;
+use crate::records::{Aggregates, SummaryRow};
 use crate::scenario::Config;
-use crate::stats::Aggregates;
 
 fn find<'a>(summary: &'a [SummaryRow], strategy: &str, metric: &str) -> Option<&'a SummaryRow> {
     summary

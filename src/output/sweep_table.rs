@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use super::{Cell, thousands};
+use super::Cell;
+use crate::format::thousands;
 use crate::records::SummaryRow;
 
 /// One point's `summary.csv` rows with the values of the varied parameters.

@@ -3,7 +3,7 @@
 //! Only [`crate::scenario::load`] and its checks build a [`Config`]; every field here has been
 //! checked (finite, in range, names resolved to indices), so the simulation never fails on it.
 
-use crate::model::calendar::{Calendar, WeeklyWindows};
+use crate::calendar::{Calendar, WeeklyWindows};
 
 /// A whole validated scenario.
 #[derive(Debug, Clone)]

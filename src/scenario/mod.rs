@@ -19,7 +19,7 @@ pub use check::{DISTRIBUTIONS, Issue, REPLICATIONS_MAX};
 pub use config::*;
 pub use file::{ScenarioFile, SweepFile};
 pub use lines::Lines;
-pub use overrides::{NAMED_ARRAYS, Override, did_you_mean, parse_value};
+pub use overrides::{NAMED_ARRAYS, Override, did_you_mean, field_path, parse_value};
 
 /// The built-in default scenario (`fleetsim run` without a file).
 pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/hybrid-vs-cloud.toml");
@@ -67,15 +67,8 @@ pub struct Loaded {
 
 /// Reads and checks a scenario file.
 pub fn load(path: &Path, overrides: &[Override]) -> Result<Loaded, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let default_name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    load_text(&text, path, &default_name, overrides)
+    let source = Source::read(path)?;
+    load_text(&source.text, path, &source.default_name, overrides)
 }
 
 /// Checks scenario text; `origin` names it in messages.

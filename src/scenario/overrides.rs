@@ -27,20 +27,25 @@ impl fmt::Display for Override {
 /// The arrays of tables whose elements paths name by `name`.
 pub const NAMED_ARRAYS: [&str; 3] = ["workload", "pool", "strategy"];
 
+/// `path` trimmed, if it is a dotted field path with no empty part (`pool.dgx.nodes`).
+pub fn field_path(path: &str) -> Result<String, String> {
+    let path = path.trim();
+    if path.is_empty() || path.split('.').any(str::is_empty) {
+        return Err(format!(
+            "`{path}` is not a field path (e.g. pool.dgx.nodes)"
+        ));
+    }
+    Ok(path.to_string())
+}
+
 impl Override {
     /// Parses `PATH=VALUE`.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (path, value) = text
             .split_once('=')
             .ok_or_else(|| format!("`{text}` is not PATH=VALUE (e.g. pool.dgx.nodes=6)"))?;
-        let path = path.trim();
-        if path.is_empty() || path.split('.').any(str::is_empty) {
-            return Err(format!(
-                "`{path}` is not a field path (e.g. pool.dgx.nodes)"
-            ));
-        }
         Ok(Self {
-            path: path.to_string(),
+            path: field_path(path)?,
             value: parse_value(value.trim()),
             text: text.to_string(),
         })

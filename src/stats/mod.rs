@@ -7,8 +7,8 @@
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::records::{
-    GroupRow, GroupSummaryRow, MonthTotals, MonthlyRow, PoolMonth, PoolMonthlyRow, ReplicationRow,
-    SummaryRow, UnitResult,
+    Aggregates, GroupRow, GroupSummaryRow, MonthTotals, MonthlyRow, PoolMonth, PoolMonthlyRow,
+    ReplicationRow, SummaryRow, UnitResult,
 };
 use crate::scenario::Config;
 
@@ -94,6 +94,24 @@ pub fn estimate(values: &[f64]) -> Estimate {
     estimate_at(values, 0.95)
 }
 
+/// The `q` quantile (0..=1) of the finite values of `values`, by linear interpolation as in
+/// `summary.csv` (see [`percentile`]); NaN when none is finite.
+pub fn quantile(values: &[f64], q: f64) -> f64 {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    percentile(&sorted, q)
+}
+
+/// The mean of the finite values of `values`, summed in the order given; NaN when none is
+/// finite.
+pub fn mean(values: &[f64]) -> f64 {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    if finite.is_empty() {
+        return f64::NAN;
+    }
+    finite.iter().sum::<f64>() / finite.len() as f64
+}
+
 /// Months until `costs`' cumulative sum stays below `baseline`'s through the end: the 1-based
 /// count of months at whose end it first does so for good; NaN if it never does.
 pub fn break_even_months(costs: &[f64], baseline: &[f64]) -> f64 {
@@ -109,21 +127,6 @@ pub fn break_even_months(costs: &[f64], baseline: &[f64]) -> f64 {
         }
     }
     below_since.map_or(f64::NAN, |m| (m + 1) as f64)
-}
-
-/// What the output files and the terminal summary need.
-#[derive(Debug, Clone)]
-pub struct Aggregates {
-    pub replications: Vec<ReplicationRow>,
-    pub summary: Vec<SummaryRow>,
-    pub monthly: Vec<MonthlyRow>,
-    pub pools_monthly: Vec<PoolMonthlyRow>,
-    /// `workloads.csv` and `teams.csv`: per strategy, workload (team) and metric, then the
-    /// `unallocated` cost of idle capacity.
-    pub workloads: Vec<GroupSummaryRow>,
-    pub teams: Vec<GroupSummaryRow>,
-    /// Per strategy: the break-even month (YYYY-MM) of the mean cash-view curves, if any.
-    pub break_even_month: Vec<Option<String>>,
 }
 
 /// Aggregates units given in (strategy, replication) order.
@@ -398,8 +401,12 @@ mod tests {
         assert_eq!(e.mean, 5.0);
         // Sample variance 32 / 7.
         assert!((e.std - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
-        let half = t_quantile(0.95, 7.0) * e.std / 8f64.sqrt();
-        assert!((e.ci95_high - 5.0 - half).abs() < 1e-12);
+        // Half-width t(0.975, 7) s / sqrt(8) = 2.364624251592785 x 0.7559289460184544: the
+        // quantile from the regularized incomplete beta function (mpmath, 30 digits; tables
+        // give 2.365), s = sqrt(32 / 7).
+        let half = 1.787_487_918_236_211;
+        assert!((e.ci95_high - 5.0 - half).abs() < 1e-9, "{e:?}");
+        assert!((5.0 - e.ci95_low - half).abs() < 1e-9, "{e:?}");
         assert_eq!(e.p50, 4.5);
         // numpy.percentile([2,4,4,4,5,5,7,9], 95) = 8.3
         assert!((e.p95 - 8.3).abs() < 1e-12);
@@ -407,6 +414,18 @@ mod tests {
         assert_eq!((one.mean, one.n), (3.0, 1));
         assert!(one.std.is_nan() && one.ci95_low.is_nan());
         assert_eq!(estimate(&[]).n, 0);
+    }
+
+    #[test]
+    fn quantile_and_mean_skip_what_is_not_finite() {
+        let values = [4.0, f64::NAN, 1.0, f64::INFINITY, 3.0, 2.0];
+        // Sorted finite values 1, 2, 3, 4: the median lies halfway between 2 and 3, the 90th
+        // percentile at position 0.9 x 3 = 2.7, between 3 and 4.
+        assert_eq!(quantile(&values, 0.5), 2.5);
+        assert!((quantile(&values, 0.9) - 3.7).abs() < 1e-12);
+        assert_eq!(mean(&values), 2.5);
+        assert!(quantile(&[f64::NAN], 0.5).is_nan());
+        assert!(mean(&[]).is_nan());
     }
 
     #[test]

@@ -17,8 +17,8 @@ use super::folder::{self, INVOCATION, point_dir};
 use super::plan::{Plan, PlannedPoint, label};
 use super::shard::{Shard, points_of};
 use crate::output::{self, PointSummary};
-use crate::records::{InvocationInfo, ShardInfo, UnitResult};
-use crate::runner::{self, RunError, RunOutput, Unit};
+use crate::records::{InvocationInfo, RunOutput, ShardInfo, UnitResult};
+use crate::runner::{self, RunError, Unit};
 use crate::stats;
 
 /// How to run a planned sweep.
@@ -207,16 +207,14 @@ fn write_point(
         .collect();
     let aggregates = stats::summarize(&point.config, &units);
     let events = units.iter().map(|u| u.events).sum();
-    let mut info = point.run_info.clone();
-    info.events_simulated = events;
-    info.break_even_month = aggregates.break_even_month.clone();
-    let dir = point_dir(out, point.point());
-    output::create_dir(&dir)?;
     let run_output = RunOutput {
         units,
         aggregates,
         events,
     };
+    let info = point.run_info.clone().with_results(&run_output);
+    let dir = point_dir(out, point.point());
+    output::create_dir(&dir)?;
     output::write_results(&dir, &run_output, &info, false)?;
     Ok(())
 }

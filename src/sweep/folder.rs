@@ -48,10 +48,7 @@ pub fn point_done(dir: &Path, point: &SweepPoint) -> Option<RunInfo> {
 /// left alone).
 pub fn markers(dir: &Path, sweep_id: &str) -> Result<Vec<ShardInfo>, SweepError> {
     let mut found = Vec::new();
-    let entries = std::fs::read_dir(dir).map_err(|source| output::OutputError::Read {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    let entries = read_dir(dir)?;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name.starts_with("shard-")
@@ -145,10 +142,7 @@ pub fn prepare(dir: &Path, info: &SweepInfo, force: bool) -> Result<(), SweepErr
 
 /// Removes fleetsim's sweep files from `dir` (and nothing else).
 fn clear(dir: &Path) -> Result<(), SweepError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| output::OutputError::Read {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    let entries = read_dir(dir)?;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let ours = name == POINTS
@@ -188,4 +182,15 @@ pub fn difference(a: &SweepInfo, b: &SweepInfo) -> String {
     } else {
         format!("its sweep.json differs in {}", fields.join(", "))
     }
+}
+
+/// The entries of `dir`, or an error naming it.
+fn read_dir(dir: &Path) -> Result<std::fs::ReadDir, SweepError> {
+    std::fs::read_dir(dir).map_err(|source| {
+        output::OutputError::Read {
+            path: dir.to_path_buf(),
+            source,
+        }
+        .into()
+    })
 }

@@ -30,6 +30,57 @@ pub struct MergeOptions {
 /// Merges shards; returns the sweep and what the terminal shows.
 pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError> {
     let started = Instant::now();
+    let inputs = inputs(options)?;
+    let (first_dir, info) = one_sweep(&inputs)?;
+    let (shards, count) = shards(&inputs, &info)?;
+    let sources = point_sources(&info, &shards, count)?;
+
+    // Write: the sweep's description, each point (run.json last), then sweep.csv.
+    let out = &options.out;
+    folder::prepare(out, &info, options.force)?;
+    output::copy_file(&first_dir.join(SWEEP_JSON), out)?.commit()?;
+    for (point, (from, run_info)) in info.points.iter().zip(&sources) {
+        let to = point_dir(out, point);
+        output::create_dir(&to)?;
+        let (run_json, others): (Vec<&String>, Vec<&String>) =
+            run_info.files.iter().partition(|f| *f == "run.json");
+        for name in others.into_iter().chain(run_json) {
+            output::copy_file(&from.join(name), &to)?.commit()?;
+        }
+    }
+    let summaries = folder::summaries(out, &info, info.points.iter())?;
+    folder::write_sweep_csv(out, &info, &summaries)?;
+
+    let wall_time_s = started.elapsed().as_secs_f64();
+    let invocation = InvocationInfo {
+        fleetsim_version: env!("CARGO_PKG_VERSION").to_string(),
+        command: "merge".into(),
+        command_line: options.command_line.clone(),
+        shard: None,
+        points_total: info.points.len(),
+        points_selected: info.points.len(),
+        points_simulated: 0,
+        replications_simulated: 0,
+        events_simulated: 0,
+        threads: 1,
+        wall_time_s,
+        replications_per_s: 0.0,
+        events_per_s: 0.0,
+        merged: inputs.iter().map(|d| d.display().to_string()).collect(),
+    };
+    output::write_json(out, INVOCATION, &invocation)?.commit()?;
+    Ok((
+        info,
+        Outcome {
+            invocation,
+            summaries,
+            shard: None,
+        },
+    ))
+}
+
+/// The input folders, each once, none of them the output folder.
+fn inputs(options: &MergeOptions) -> Result<Vec<PathBuf>, SweepError> {
     let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or(path.to_path_buf());
     let out_canonical = canonical(&options.out);
     let mut inputs: Vec<PathBuf> = Vec::new();
@@ -41,10 +92,13 @@ pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError>
             inputs.push(dir.clone());
         }
     }
+    Ok(inputs)
+}
 
-    // One sweep.
+/// The sweep every input folder holds, and the first folder (its `sweep.json` is copied).
+fn one_sweep(inputs: &[PathBuf]) -> Result<(PathBuf, SweepInfo), SweepError> {
     let mut first: Option<(PathBuf, SweepInfo)> = None;
-    for dir in &inputs {
+    for dir in inputs {
         let info =
             folder::read_info(dir)?.ok_or_else(|| SweepError::NotASweep { dir: dir.clone() })?;
         match &first {
@@ -59,17 +113,30 @@ pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError>
             Some(_) => {}
         }
     }
-    let Some((first_dir, info)) = first else {
-        return Err(SweepError::NotASweep {
-            dir: PathBuf::from("(no folder given)"),
-        });
-    };
+    first.ok_or_else(|| SweepError::NotASweep {
+        dir: PathBuf::from("(no folder given)"),
+    })
+}
 
-    // Every shard once, of one split.
+/// Each shard's folder and marker, by shard number.
+type Shards = BTreeMap<u32, (PathBuf, ShardInfo)>;
+
+/// The ids of the points of shard `k` of `count`.
+fn shard_ids(info: &SweepInfo, k: u32, count: u32) -> Vec<String> {
+    let costs: Vec<f64> = info.points.iter().map(|p| p.estimated_cost).collect();
+    points_of(&costs, Shard { index: k, count })
+        .into_iter()
+        .map(|i| info.points[i].id.clone())
+        .collect()
+}
+
+/// Every shard of one split, once, by shard number (a folder without markers holding the
+/// whole sweep is its one shard), and how many shards the split has.
+fn shards(inputs: &[PathBuf], info: &SweepInfo) -> Result<(Shards, u32), SweepError> {
     let all_ids: Vec<String> = info.points.iter().map(|p| p.id.clone()).collect();
-    let mut shards: BTreeMap<u32, (PathBuf, ShardInfo)> = BTreeMap::new();
+    let mut shards: Shards = BTreeMap::new();
     let mut split: Option<(u32, PathBuf)> = None;
-    for dir in &inputs {
+    for dir in inputs {
         let mut markers = folder::markers(dir, &info.sweep_id)?;
         if markers.is_empty() {
             let done = info
@@ -117,16 +184,9 @@ pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError>
         }
     }
     let count = split.map_or(1, |(n, _)| n);
-    let costs: Vec<f64> = info.points.iter().map(|p| p.estimated_cost).collect();
-    let ids_of = |k: u32| -> Vec<String> {
-        points_of(&costs, Shard { index: k, count })
-            .into_iter()
-            .map(|i| info.points[i].id.clone())
-            .collect()
-    };
     let missing: Vec<(u32, Vec<String>)> = (1..=count)
         .filter(|k| !shards.contains_key(k))
-        .map(|k| (k, ids_of(k)))
+        .map(|k| (k, shard_ids(info, k, count)))
         .collect();
     if !missing.is_empty() {
         return Err(SweepError::MissingShards {
@@ -134,12 +194,19 @@ pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError>
             shards: count,
         });
     }
+    Ok((shards, count))
+}
 
-    // Every point done, in the folder of its shard.
+/// Each point's folder and `run.json`, every point done in the folder of its shard.
+fn point_sources(
+    info: &SweepInfo,
+    shards: &Shards,
+    count: u32,
+) -> Result<Vec<(PathBuf, RunInfo)>, SweepError> {
     let mut sources: Vec<(PathBuf, RunInfo)> = Vec::with_capacity(info.points.len());
     let mut owner: BTreeMap<String, (u32, &Path)> = BTreeMap::new();
-    for (k, (dir, marker)) in &shards {
-        if marker.points != ids_of(*k) {
+    for (k, (dir, marker)) in shards {
+        if marker.points != shard_ids(info, *k, count) {
             return Err(SweepError::ShardMismatch {
                 dir: dir.clone(),
                 shard: format!("{k}/{count}"),
@@ -159,47 +226,5 @@ pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError>
             })?;
         sources.push((point_dir(dir, point), run_info));
     }
-
-    // Write: the sweep's description, each point (run.json last), then sweep.csv.
-    let out = &options.out;
-    folder::prepare(out, &info, options.force)?;
-    output::copy_file(&first_dir.join(SWEEP_JSON), out)?.commit()?;
-    for (point, (from, run_info)) in info.points.iter().zip(&sources) {
-        let to = point_dir(out, point);
-        output::create_dir(&to)?;
-        let (run_json, others): (Vec<&String>, Vec<&String>) =
-            run_info.files.iter().partition(|f| *f == "run.json");
-        for name in others.into_iter().chain(run_json) {
-            output::copy_file(&from.join(name), &to)?.commit()?;
-        }
-    }
-    let summaries = folder::summaries(out, &info, info.points.iter())?;
-    folder::write_sweep_csv(out, &info, &summaries)?;
-
-    let wall_time_s = started.elapsed().as_secs_f64();
-    let invocation = InvocationInfo {
-        fleetsim_version: env!("CARGO_PKG_VERSION").to_string(),
-        command: "merge".into(),
-        command_line: options.command_line.clone(),
-        shard: None,
-        points_total: info.points.len(),
-        points_selected: info.points.len(),
-        points_simulated: 0,
-        replications_simulated: 0,
-        events_simulated: 0,
-        threads: 1,
-        wall_time_s,
-        replications_per_s: 0.0,
-        events_per_s: 0.0,
-        merged: inputs.iter().map(|d| d.display().to_string()).collect(),
-    };
-    output::write_json(out, INVOCATION, &invocation)?.commit()?;
-    Ok((
-        info,
-        Outcome {
-            invocation,
-            summaries,
-            shard: None,
-        },
-    ))
+    Ok(sources)
 }

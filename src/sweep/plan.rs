@@ -15,7 +15,7 @@ use super::spec::{Domain, Sampling, Spec, Vary};
 use super::{POINTS_MAX, SweepError, fnv1a_hex};
 use crate::output::Cell;
 use crate::records::{RunInfo, SweepInfo, SweepParameter, SweepPoint, SweepSampling};
-use crate::scenario::{Config, FieldKind, Override, ScenarioError, Source};
+use crate::scenario::{Config, FieldKind, Loaded, Override, ScenarioError, Source, SweepFile};
 
 /// What `fleetsim sweep` was asked to do.
 #[derive(Debug, Clone)]
@@ -145,61 +145,103 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
         .scenario
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let file_sweep = base.resolved.sweep.clone().unwrap_or_default();
-
-    // Which parameters, from the command line or the file.
-    let (varies, sampling): (Vec<(Vary, String)>, Sampling) = if !request.vary.is_empty() {
-        if !file_sweep.vary.is_empty() {
-            warnings.push(format!(
-                "{file_name}: its [sweep] table is ignored: --vary replaces it"
-            ));
-        }
-        let varies = request
-            .vary
-            .iter()
-            .map(|v| (v.clone(), format!("--vary {}={}", v.path, v.text)))
-            .collect();
-        (varies, request.sampling.unwrap_or(Sampling::Grid))
-    } else {
-        let mut varies = Vec::new();
-        for path in source.sweep_vary_order() {
-            let at = match source.line(&format!("sweep.vary.{path}")) {
-                Some(line) => format!(
-                    "{}: line {line}: `sweep.vary.{path}`",
-                    request.scenario.display()
-                ),
-                None => format!("{}: `sweep.vary.{path}`", request.scenario.display()),
-            };
-            let value = &file_sweep.vary[&path];
-            let (spec, text) = Spec::from_toml(value).map_err(|problem| SweepError::Vary {
-                at: at.clone(),
-                problem,
-            })?;
-            varies.push((Vary { path, spec, text }, at));
-        }
-        let sampling = match (request.sampling, &file_sweep.sample) {
-            (Some(sampling), _) => sampling,
-            (None, Some(text)) => Sampling::parse(text).map_err(|problem| SweepError::Vary {
-                at: match source.line("sweep.sample") {
-                    Some(line) => format!(
-                        "{}: line {line}: `sweep.sample`",
-                        request.scenario.display()
-                    ),
-                    None => format!("{}: `sweep.sample`", request.scenario.display()),
-                },
-                problem,
-            })?,
-            (None, None) => Sampling::Grid,
-        };
-        (varies, sampling)
-    };
+    let (varies, sampling) = varies(request, &source, &base, &file_name, &mut warnings)?;
     if varies.is_empty() {
         return Err(SweepError::NothingToVary {
             path: request.scenario.clone(),
         });
     }
+    let parameters = parameters(request, &source, varies, &mut warnings)?;
+    let values = point_values(&parameters, sampling, base.config.seed)?;
+    let points = plan_points(
+        request,
+        &source,
+        &base,
+        &file_name,
+        &parameters,
+        &values,
+        &mut warnings,
+    )?;
+    let info = sweep_info(request, &base, file_name, sampling, &parameters, &points);
+    Ok(Plan {
+        info,
+        points,
+        warnings,
+    })
+}
 
-    // Each parameter once, and not also fixed by --set.
+/// The parameters to vary, each with where it was given (for messages), and the sampling:
+/// from the command line, or else from the file's `[sweep]` table.
+fn varies(
+    request: &Request,
+    source: &Source,
+    base: &Loaded,
+    file_name: &str,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<(Vary, String)>, Sampling), SweepError> {
+    let file_sweep = base.resolved.sweep.clone().unwrap_or_default();
+    if request.vary.is_empty() {
+        return file_varies(request, source, &file_sweep);
+    }
+    if !file_sweep.vary.is_empty() {
+        warnings.push(format!(
+            "{file_name}: its [sweep] table is ignored: --vary replaces it"
+        ));
+    }
+    let varies = request
+        .vary
+        .iter()
+        .map(|v| (v.clone(), format!("--vary {}={}", v.path, v.text)))
+        .collect();
+    Ok((varies, request.sampling.unwrap_or(Sampling::Grid)))
+}
+
+/// The parameters and sampling of the file's `[sweep]` table.
+fn file_varies(
+    request: &Request,
+    source: &Source,
+    file_sweep: &SweepFile,
+) -> Result<(Vec<(Vary, String)>, Sampling), SweepError> {
+    let mut varies = Vec::new();
+    for path in source.sweep_vary_order() {
+        let at = match source.line(&format!("sweep.vary.{path}")) {
+            Some(line) => format!(
+                "{}: line {line}: `sweep.vary.{path}`",
+                request.scenario.display()
+            ),
+            None => format!("{}: `sweep.vary.{path}`", request.scenario.display()),
+        };
+        let value = &file_sweep.vary[&path];
+        let (spec, text) = Spec::from_toml(value).map_err(|problem| SweepError::Vary {
+            at: at.clone(),
+            problem,
+        })?;
+        varies.push((Vary { path, spec, text }, at));
+    }
+    let sampling = match (request.sampling, &file_sweep.sample) {
+        (Some(sampling), _) => sampling,
+        (None, Some(text)) => Sampling::parse(text).map_err(|problem| SweepError::Vary {
+            at: match source.line("sweep.sample") {
+                Some(line) => format!(
+                    "{}: line {line}: `sweep.sample`",
+                    request.scenario.display()
+                ),
+                None => format!("{}: `sweep.sample`", request.scenario.display()),
+            },
+            problem,
+        })?,
+        (None, None) => Sampling::Grid,
+    };
+    Ok((varies, sampling))
+}
+
+/// Each parameter once, not also fixed by --set, typed for its field, with its domain.
+fn parameters(
+    request: &Request,
+    source: &Source,
+    varies: Vec<(Vary, String)>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Parameter>, SweepError> {
     let mut parameters: Vec<Parameter> = Vec::new();
     for (vary, at) in varies {
         let fail = |problem: String| SweepError::Vary {
@@ -227,11 +269,22 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
             domain,
         });
     }
+    Ok(parameters)
+}
 
-    let values = point_values(&parameters, sampling, base.config.seed)?;
+/// Loads and checks the scenario at every point; the warnings that only some points give are
+/// added to `warnings`, each once with the points that give it.
+fn plan_points(
+    request: &Request,
+    source: &Source,
+    base: &Loaded,
+    file_name: &str,
+    parameters: &[Parameter],
+    values: &[Vec<Value>],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<PlannedPoint>, SweepError> {
+    let version = env!("CARGO_PKG_VERSION");
     let width = (values.len().saturating_sub(1)).to_string().len().max(3);
-
-    let version = env!("CARGO_PKG_VERSION").to_string();
     let mut points = Vec::with_capacity(values.len());
     let mut failures = Vec::new();
     // The same warning at many points is said once, naming the points.
@@ -259,7 +312,7 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
         let loaded = match source.load(&overrides) {
             Ok(loaded) => loaded,
             Err(error) => {
-                failures.push(format!("{point_label}: {}", explain(&error, &parameters)));
+                failures.push(format!("{point_label}: {}", explain(&error, parameters)));
                 continue;
             }
         };
@@ -277,30 +330,14 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
         let scenario = serde_json::to_value(&resolved).expect("a scenario serializes");
         let fingerprint = fnv1a_hex(format!("{version}\n{scenario}").as_bytes());
         let config = loaded.config;
-        let mut command_line = vec!["fleetsim".to_string(), "run".into(), file_name.clone()];
+        let mut command_line = vec!["fleetsim".to_string(), "run".into(), file_name.to_string()];
         for o in &overrides {
             command_line.push("--set".into());
             command_line.push(o.text.clone());
         }
         let run_info = RunInfo {
-            fleetsim_version: version.clone(),
             command_line,
-            scenario_name: config.name.clone(),
-            scenario_source: file_name.clone(),
-            seed: config.seed,
-            replications: config.replications,
-            threads: None,
-            wall_time_s: None,
-            events_simulated: 0,
-            currency: config.currency.clone(),
-            start: config.calendar.start.to_string(),
-            horizon_months: config.horizon_months,
-            strategies: config.strategies.iter().map(|s| s.name.clone()).collect(),
-            baseline: config.strategies[config.baseline].name.clone(),
-            break_even_month: Vec::new(),
-            warnings: loaded.warnings,
-            files: Vec::new(),
-            scenario,
+            scenario_source: file_name.to_string(),
             sweep_point: Some(SweepPoint {
                 index,
                 id,
@@ -308,6 +345,7 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
                 fingerprint,
                 estimated_cost: estimated_cost(&config),
             }),
+            ..RunInfo::new(&config, scenario, loaded.warnings)
         };
         points.push(PlannedPoint { config, run_info });
     }
@@ -324,11 +362,23 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
         });
     }
 
+    Ok(points)
+}
+
+/// `sweep.json` of a planned sweep.
+fn sweep_info(
+    request: &Request,
+    base: &Loaded,
+    file_name: String,
+    sampling: Sampling,
+    parameters: &[Parameter],
+    points: &[PlannedPoint],
+) -> SweepInfo {
     let mut resolved = base.resolved.clone();
     resolved.sweep = None;
     let config = &base.config;
     let mut info = SweepInfo {
-        fleetsim_version: version,
+        fleetsim_version: env!("CARGO_PKG_VERSION").to_string(),
         sweep_id: String::new(),
         scenario_name: config.name.clone(),
         scenario_file: file_name,
@@ -344,11 +394,7 @@ pub fn plan(request: &Request) -> Result<Plan, SweepError> {
         scenario: serde_json::to_value(&resolved).expect("a scenario serializes"),
     };
     info.sweep_id = sweep_id(&info);
-    Ok(Plan {
-        info,
-        points,
-        warnings,
-    })
+    info
 }
 
 /// Names several points by id: all of them up to 6, else the first 5 and the last.
@@ -406,7 +452,7 @@ fn point_values(
             return match grid_size(&lists) {
                 Some(n) if n <= POINTS_MAX => Ok(grid(&lists)),
                 Some(n) => Err(SweepError::TooManyPoints {
-                    points: crate::output::thousands(n as f64, 0),
+                    points: crate::format::thousands(n as f64, 0),
                     detail,
                 }),
                 None => Err(SweepError::TooManyPoints {

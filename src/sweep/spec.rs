@@ -13,7 +13,7 @@
 
 use toml::Value;
 
-use crate::scenario::{FieldKind, parse_value};
+use crate::scenario::{FieldKind, field_path, parse_value};
 
 /// What a spec may look like, for messages.
 pub const ACCEPTED: &str = "a list `0,2,4,8`, a range `START..END:STEP` (`0..16:2`), N points \
@@ -103,14 +103,8 @@ impl Vary {
                 "`{arg}` is not PATH=SPEC (e.g. pool.dgx.nodes=0..16:2 or pool.dgx.nodes=0,2,4)"
             )
         })?;
-        let path = path.trim();
-        if path.is_empty() || path.split('.').any(str::is_empty) {
-            return Err(format!(
-                "`{path}` is not a field path (e.g. pool.dgx.nodes)"
-            ));
-        }
         Ok(Self {
-            path: path.to_string(),
+            path: field_path(path)?,
             spec: Spec::parse(spec)?,
             text: spec.trim().to_string(),
         })

@@ -10,31 +10,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::input::Results;
 use super::style::{
-    self, DrawResult, IndexAxis, LegendItem, MoneyAxis, Swatch, font, quantile, strategy_color,
+    self, CostView, DrawResult, IndexAxis, LegendItem, MoneyAxis, Swatch, font, strategy_color,
 };
-use crate::records::ReplicationRow;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum View {
-    Amortised,
-    Cash,
-}
-
-impl View {
-    fn caption(self) -> &'static str {
-        match self {
-            View::Amortised => "Amortised view: capital spread over its amortisation",
-            View::Cash => "Cash view: capital counted when it is paid",
-        }
-    }
-
-    fn total(self, row: &ReplicationRow) -> f64 {
-        match self {
-            View::Amortised => row.total_cost,
-            View::Cash => row.total_cost_cash,
-        }
-    }
-}
+use crate::stats::quantile;
 
 /// Half the height of a box, in slots (one slot per strategy).
 const BOX_HALF: f64 = 0.26;
@@ -42,26 +20,17 @@ const BOX_HALF: f64 = 0.26;
 /// Space between a box's last dot and its note, in pixels.
 const NOTE_GAP_PX: i32 = 14;
 
+/// Draws the chart on `area`, below its heading on `root`.
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
     results: &Results,
 ) -> DrawResult<(), DB> {
     let meta = &results.meta;
     let n_months = results.months.len();
-    let area = style::header(
-        root,
-        &format!(
-            "Total cost over {n_months} months across replications — {}",
-            meta.scenario_name
-        ),
-        &format!(
-            "Box: 25th to 75th percentile; thick line: median; whiskers: 5th to 95th percentile; dots: the {}",
-            style::replications(meta.replications)
-        ),
-    )?;
     let baseline = &meta.baseline;
     let area = style::legend(
-        &area,
+        area,
         &[LegendItem::new(
             format!("median of the baseline, {baseline}"),
             Swatch::Dashed(style::INK),
@@ -80,8 +49,8 @@ pub fn draw<DB: DrawingBackend>(
                     .filter(|r| &r.strategy == strategy)
             };
             [
-                rows().map(|r| View::Amortised.total(r)).collect(),
-                rows().map(|r| View::Cash.total(r)).collect(),
+                rows().map(|r| r.total_cost).collect(),
+                rows().map(|r| r.total_cost_cash).collect(),
             ]
         })
         .collect();
@@ -116,8 +85,8 @@ pub fn draw<DB: DrawingBackend>(
 
     let (_, height) = area.dim_in_pixel();
     let (upper, lower) = area.split_vertically(height / 2);
-    for (panel, view) in [(upper, View::Amortised), (lower, View::Cash)] {
-        let view_idx = usize::from(view == View::Cash);
+    for (panel, view) in [(upper, CostView::Amortised), (lower, CostView::Cash)] {
+        let view_idx = usize::from(view == CostView::Cash);
         let mut chart = ChartBuilder::on(&panel)
             .caption(view.caption(), font(style::PANEL_PX))
             .margin_left(16)

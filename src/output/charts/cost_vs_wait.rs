@@ -5,7 +5,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::input::Results;
-use super::style::{self, DrawResult, LegendItem, MoneyAxis, Swatch, bold, font, strategy_color};
+use super::style::{
+    self, CostWaitPlane, DrawResult, LegendItem, MoneyAxis, Swatch, bold, font, strategy_color,
+};
 
 /// A strategy's point: (mean, ci95 low, ci95 high) on each axis.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -23,26 +25,20 @@ const UNFINISHED_NOTED: f64 = 0.01;
 
 const POINT_PX: i32 = 11;
 
+/// Draws the chart on `area`, below its heading on `root` (names go at pixel positions).
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
     results: &Results,
 ) -> DrawResult<(), DB> {
     let meta = &results.meta;
-    let area = style::header(
-        root,
-        &format!("Cost against wait — {}", meta.scenario_name),
-        &format!(
-            "Means over {}; whiskers: 95 % confidence intervals (hidden when narrower than the dot); lower left is better",
-            style::replications(meta.replications)
-        ),
-    )?;
     let items: Vec<LegendItem> = results
         .strategies
         .iter()
         .enumerate()
         .map(|(idx, name)| LegendItem::new(name, Swatch::Block(strategy_color(idx))))
         .collect();
-    let area = style::legend(&area, &items)?;
+    let area = style::legend(area, &items)?;
 
     // One replication has no interval (NaN bounds): its whiskers shrink to the point.
     let triple = |strategy: &str, metric: &str| {
@@ -81,27 +77,18 @@ pub fn draw<DB: DrawingBackend>(
     let y_range = style::padded(costs, 0.12);
     let money = MoneyAxis::new(&y_range, &meta.currency);
 
-    let mut chart = ChartBuilder::on(&area)
-        .margin_left(20)
-        .margin_right(50)
-        .margin_top(10)
-        .margin_bottom(16)
-        .x_label_area_size(70)
-        .y_label_area_size(140)
-        .build_cartesian_2d(x_range.clone(), y_range.clone())?;
-    let mut mesh = chart.configure_mesh();
-    style::style_mesh(&mut mesh);
-    mesh.x_labels(10)
-        .y_labels(10)
-        .x_label_formatter(&|hours| style::number_label(*hours, &x_range))
-        .y_label_formatter(&|amount| money.label(*amount))
-        .x_desc("p95 wait from arrival to first start (hours)")
-        .y_desc(format!(
-            "Total cost over {} months, amortised ({})",
-            results.months.len(),
-            money.unit
-        ))
-        .draw()?;
+    let mut chart = style::cost_wait_chart(
+        &area,
+        CostWaitPlane {
+            x_range: x_range.clone(),
+            y_range: y_range.clone(),
+            margin_right_px: 50,
+            x_ticks: 10,
+            x_label: &|hours| style::number_label(hours, &x_range),
+            money: &money,
+            cost_over: format!("over {} months", results.months.len()),
+        },
+    )?;
 
     for point in &points {
         let color = strategy_color(point.strategy_idx);

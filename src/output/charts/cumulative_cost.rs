@@ -3,59 +3,44 @@
 //! `run.json`) marked on the cash curves and named in the legend.
 
 use plotters::coord::Shift;
-use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use super::input::Results;
+use super::panels::{self, MonthChart, MonthPanel};
 use super::style::{
-    self, BAND_ALPHA, DrawResult, IndexAxis, LegendItem, MoneyAxis, Swatch, font, strategy_color,
+    self, BAND_ALPHA, CostView, DrawResult, IndexAxis, LegendItem, MoneyAxis, Swatch, font,
+    strategy_color,
 };
 use crate::records::MonthlyRow;
 
-/// Which cost view a panel shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum View {
-    Amortised,
-    Cash,
-}
-
-impl View {
-    fn caption(self) -> &'static str {
-        match self {
-            View::Amortised => "Amortised view: capital spread over its amortisation",
-            View::Cash => "Cash view: capital counted when it is paid",
-        }
-    }
-
-    /// (mean, p5, p95) of the cumulative cost in this view.
-    fn values(self, row: &MonthlyRow) -> (f64, f64, f64) {
-        match self {
-            View::Amortised => (
-                row.cumulative_cost,
-                row.cumulative_cost_p5,
-                row.cumulative_cost_p95,
-            ),
-            View::Cash => (
-                row.cumulative_cost_cash,
-                row.cumulative_cost_cash_p5,
-                row.cumulative_cost_cash_p95,
-            ),
-        }
+/// (mean, p5, p95) of the cumulative cost in `view`.
+fn cumulative(view: CostView, row: &MonthlyRow) -> (f64, f64, f64) {
+    match view {
+        CostView::Amortised => (
+            row.cumulative_cost,
+            row.cumulative_cost_p5,
+            row.cumulative_cost_p95,
+        ),
+        CostView::Cash => (
+            row.cumulative_cost_cash,
+            row.cumulative_cost_cash_p5,
+            row.cumulative_cost_cash_p95,
+        ),
     }
 }
 
 /// One strategy's curve: (month index, mean, p5, p95).
 type Curve = Vec<(f64, f64, f64, f64)>;
 
-fn curve(results: &Results, strategy: &str, view: View) -> Curve {
+fn curve(results: &Results, strategy: &str, view: CostView) -> Curve {
     let mut points: Curve = results
         .monthly
         .iter()
         .filter(|row| row.strategy == strategy)
         .filter_map(|row| {
             let idx = results.month_idx(&row.month)? as f64;
-            let (mean, p5, p95) = view.values(row);
+            let (mean, p5, p95) = cumulative(view, row);
             Some((idx, mean, p5, p95))
         })
         .collect();
@@ -63,19 +48,12 @@ fn curve(results: &Results, strategy: &str, view: View) -> Curve {
     points
 }
 
+/// Draws the chart on `area`, below its heading.
 pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
     results: &Results,
 ) -> DrawResult<(), DB> {
     let meta = &results.meta;
-    let area = style::header(
-        root,
-        &format!("Cumulative cost by month — {}", meta.scenario_name),
-        &format!(
-            "Line: mean over {}; band: 5th to 95th percentile of the replications",
-            style::replications(meta.replications)
-        ),
-    )?;
     let items: Vec<LegendItem> = results
         .strategies
         .iter()
@@ -91,15 +69,15 @@ pub fn draw<DB: DrawingBackend>(
             Swatch::Ring(style::INK),
         )))
         .collect();
-    let area = style::legend(&area, &items)?;
+    let area = style::legend(area, &items)?;
 
     let curves: Vec<[Curve; 2]> = results
         .strategies
         .iter()
         .map(|s| {
             [
-                curve(results, s, View::Amortised),
-                curve(results, s, View::Cash),
+                curve(results, s, CostView::Amortised),
+                curve(results, s, CostView::Cash),
             ]
         })
         .collect();
@@ -117,29 +95,25 @@ pub fn draw<DB: DrawingBackend>(
 
     let (width, _) = area.dim_in_pixel();
     let (left, right) = area.split_horizontally(width / 2);
-    for (panel, view) in [(left, View::Amortised), (right, View::Cash)] {
-        let view_idx = usize::from(view == View::Cash);
-        let mut chart = ChartBuilder::on(&panel)
-            .caption(view.caption(), font(style::PANEL_PX))
-            .margin_left(16)
-            .margin_right(36)
-            .margin_bottom(12)
-            .x_label_area_size(58)
-            .y_label_area_size(128)
-            .build_cartesian_2d(
-                IndexAxis::months(results.months.clone(), 7),
-                y_range.clone(),
-            )?;
-        let x_axis = IndexAxis::months(results.months.clone(), 7);
-        let mut mesh = chart.configure_mesh();
-        style::style_mesh(&mut mesh);
-        mesh.x_labels(12)
-            .y_labels(8)
-            .x_label_formatter(&|idx| x_axis.label(*idx))
-            .y_label_formatter(&|amount| money.label(*amount))
-            .y_desc(format!("Cumulative cost ({})", money.unit))
-            .x_desc("Month")
-            .draw()?;
+    for (panel, view) in [(left, CostView::Amortised), (right, CostView::Cash)] {
+        let view_idx = usize::from(view == CostView::Cash);
+        let mut chart = panels::month_chart(
+            &panel,
+            MonthPanel {
+                caption: (view.caption().to_string(), font(style::PANEL_PX)),
+                margin_right_px: 36,
+                margin_bottom_px: 12,
+                x_label_px: 58,
+                months: IndexAxis::months(results.months.clone(), 7),
+                y_range: y_range.clone(),
+                y_ticks: 8,
+                y_label: &|amount| money.label(amount),
+                y_desc: format!("Cumulative cost ({})", money.unit),
+                x_desc: "Month",
+                y_label_px: 128,
+                month_lines: true,
+            },
+        )?;
 
         // Bands first, then every line over them, so that no band hides a line.
         for (idx, curves) in curves.iter().enumerate() {
@@ -167,7 +141,7 @@ pub fn draw<DB: DrawingBackend>(
                 .filter(|&(_, y)| y.is_finite());
             chart.draw_series(LineSeries::new(line, color.stroke_width(4)))?;
         }
-        if view == View::Cash {
+        if view == CostView::Cash {
             break_even_marks(&mut chart, results, &curves)?;
         }
     }
@@ -177,7 +151,7 @@ pub fn draw<DB: DrawingBackend>(
 /// Marks each strategy's break-even month on its cash curve: a circle on the curve and a
 /// dashed drop line to the month axis.
 fn break_even_marks<DB: DrawingBackend>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<IndexAxis, RangedCoordf64>>,
+    chart: &mut MonthChart<'_, DB>,
     results: &Results,
     curves: &[[Curve; 2]],
 ) -> DrawResult<(), DB> {

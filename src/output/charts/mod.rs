@@ -11,6 +11,7 @@ mod cost_vs_wait;
 mod cumulative_cost;
 mod input;
 mod monthly_cost;
+mod panels;
 mod pool_gpus;
 mod pool_utilization;
 pub mod style;
@@ -113,20 +114,75 @@ impl Chart {
         }
     }
 
-    /// Draws the chart on `root`, a canvas of [`WIDTH_PX`] x [`HEIGHT_PX`].
+    /// The chart's title (the scenario's name follows it) and subtitle.
+    pub fn heading(self, results: &Results) -> (String, String) {
+        let replications = style::replications(results.meta.replications);
+        let months = results.months.len();
+        match self {
+            Chart::CumulativeCost => (
+                "Cumulative cost by month".to_string(),
+                format!(
+                    "Line: mean over {replications}; band: 5th to 95th percentile of the replications"
+                ),
+            ),
+            Chart::MonthlyCost => (
+                "Monthly cost by category".to_string(),
+                format!(
+                    "Cost per month, mean over {replications}; amortised view (capital spread over its amortisation); {}",
+                    results.meta.currency
+                ),
+            ),
+            Chart::CostDistribution => (
+                format!("Total cost over {months} months across replications"),
+                format!(
+                    "Box: 25th to 75th percentile; thick line: median; whiskers: 5th to 95th percentile; dots: the {replications}"
+                ),
+            ),
+            Chart::CostVsWait => (
+                "Cost against wait".to_string(),
+                format!(
+                    "Means over {replications}; whiskers: 95 % confidence intervals (hidden when narrower than the dot); lower left is better"
+                ),
+            ),
+            Chart::PoolGpus => (
+                "Busy and paid GPUs by pool".to_string(),
+                format!(
+                    "Monthly mean over {replications}: GPU-hours divided by the hours in the month"
+                ),
+            ),
+            Chart::PoolUtilization => (
+                "GPU utilisation by pool".to_string(),
+                format!(
+                    "Busy / paid GPU-hours over {months} months. Bar: mean over {replications}; whisker: 5th to 95th percentile"
+                ),
+            ),
+            Chart::WaitByWorkload => (
+                "p95 wait by workload".to_string(),
+                format!(
+                    "Means over {replications}; whiskers: 95 % confidence intervals; hatched, >=: a lower bound (jobs never started count with their waits up to the end)"
+                ),
+            ),
+        }
+    }
+
+    /// Draws the chart on `root`, a canvas of [`WIDTH_PX`] x [`HEIGHT_PX`]: the heading here,
+    /// the rest in the chart's module.
     pub fn draw<DB: DrawingBackend>(
         self,
         root: &DrawingArea<DB, Shift>,
         results: &Results,
     ) -> DrawResult<(), DB> {
+        let (title, subtitle) = self.heading(results);
+        let title = format!("{title} — {}", results.meta.scenario_name);
+        let area = style::header(root, &title, &subtitle)?;
         match self {
-            Chart::CumulativeCost => cumulative_cost::draw(root, results),
-            Chart::MonthlyCost => monthly_cost::draw(root, results),
-            Chart::CostDistribution => cost_distribution::draw(root, results),
-            Chart::CostVsWait => cost_vs_wait::draw(root, results),
-            Chart::PoolGpus => pool_gpus::draw(root, results),
-            Chart::PoolUtilization => pool_utilization::draw(root, results),
-            Chart::WaitByWorkload => wait_by_workload::draw(root, results),
+            Chart::CumulativeCost => cumulative_cost::draw(&area, results),
+            Chart::MonthlyCost => monthly_cost::draw(&area, results),
+            Chart::CostDistribution => cost_distribution::draw(root, &area, results),
+            Chart::CostVsWait => cost_vs_wait::draw(root, &area, results),
+            Chart::PoolGpus => pool_gpus::draw(&area, results),
+            Chart::PoolUtilization => pool_utilization::draw(root, &area, results),
+            Chart::WaitByWorkload => wait_by_workload::draw(root, &area, results),
         }
     }
 

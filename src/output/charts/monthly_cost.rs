@@ -5,9 +5,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::input::Results;
-use super::style::{
-    self, CATEGORY_COLORS, DrawResult, IndexAxis, LegendItem, MoneyAxis, Swatch, strategy_color,
-};
+use super::panels::{self, YAxis};
+use super::style::{self, CATEGORY_COLORS, DrawResult, LegendItem, MoneyAxis, Swatch};
 use crate::records::MonthlyRow;
 
 type Category = (&'static str, fn(&MonthlyRow) -> f64);
@@ -22,20 +21,12 @@ const CATEGORIES: [Category; 6] = [
     ("spot", |r| r.cost_spot),
 ];
 
+/// Draws the chart on `area`, below its heading.
 pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
     results: &Results,
 ) -> DrawResult<(), DB> {
     let meta = &results.meta;
-    let area = style::header(
-        root,
-        &format!("Monthly cost by category — {}", meta.scenario_name),
-        &format!(
-            "Cost per month, mean over {}; amortised view (capital spread over its amortisation); {}",
-            style::replications(meta.replications),
-            meta.currency
-        ),
-    )?;
     // Only categories some strategy pays for get a legend entry.
     let used: Vec<usize> = (0..CATEGORIES.len())
         .filter(|&c| results.monthly.iter().any(|r| CATEGORIES[c].1(r) > 0.0))
@@ -44,7 +35,7 @@ pub fn draw<DB: DrawingBackend>(
         .iter()
         .map(|&c| LegendItem::new(CATEGORIES[c].0, Swatch::Block(CATEGORY_COLORS[c])))
         .collect();
-    let area = style::legend(&area, &items)?;
+    let area = style::legend(area, &items)?;
 
     let top = style::extent(results.monthly.iter().map(|r| {
         CATEGORIES
@@ -55,39 +46,16 @@ pub fn draw<DB: DrawingBackend>(
     .end;
     let y_range = 0.0..(top.max(1.0) * 1.06);
     let money = MoneyAxis::new(&y_range, &meta.currency);
-    let (rows, cols) = style::panel_grid(results.strategies.len());
-    let panels = area.split_evenly((rows, cols));
-    let ticks_max = (style::WIDTH_PX as usize / cols / 170).max(2);
-    let x_axis = IndexAxis::months(results.months.clone(), ticks_max);
-
-    for (idx, (strategy, panel)) in results.strategies.iter().zip(&panels).enumerate() {
-        let (caption, caption_style) = style::panel_caption(panel, strategy, strategy_color(idx))?;
-        let mut chart = ChartBuilder::on(panel)
-            .caption(caption, caption_style)
-            .margin_left(16)
-            .margin_right(30)
-            .margin_bottom(6)
-            .x_label_area_size(if rows > 1 { 40 } else { 58 })
-            .y_label_area_size(128)
-            .build_cartesian_2d(x_axis.clone(), y_range.clone())?;
-        let mut mesh = chart.configure_mesh();
-        style::style_mesh(&mut mesh);
-        mesh.disable_x_mesh()
-            .x_labels(12)
-            .y_labels(if rows > 1 { 6 } else { 8 })
-            .x_label_formatter(&|i| x_axis.label(*i))
-            .y_label_formatter(&|amount| money.label(*amount))
-            // A long rotated label would not fit the height of a panel in a grid.
-            .y_desc(if rows == 1 {
-                format!("Cost per month ({})", money.unit)
-            } else {
-                money.unit.clone()
-            })
-            .x_desc(if rows == 1 { "Month" } else { "" })
-            .draw()?;
-
+    let y = YAxis {
+        range: y_range,
+        label_px: 128,
+        label: &|amount| money.label(amount),
+        desc: format!("Cost per month ({})", money.unit),
+        desc_in_grid: money.unit.clone(),
+    };
+    panels::strategy_panels(&area, results, &y, false, |chart, strategy| {
         let mut bars = Vec::new();
-        for row in results.monthly.iter().filter(|r| &r.strategy == strategy) {
+        for row in results.monthly.iter().filter(|r| r.strategy == strategy) {
             let Some(month_idx) = results.month_idx(&row.month) else {
                 continue;
             };
@@ -106,6 +74,6 @@ pub fn draw<DB: DrawingBackend>(
             }
         }
         chart.draw_series(bars)?;
-    }
-    Ok(())
+        Ok(())
+    })
 }

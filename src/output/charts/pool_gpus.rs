@@ -5,21 +5,14 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::input::Results;
-use super::style::{self, DrawResult, IndexAxis, LegendItem, Swatch, pool_color, strategy_color};
+use super::panels::{self, YAxis};
+use super::style::{self, DrawResult, LegendItem, Swatch, pool_color};
 
+/// Draws the chart on `area`, below its heading.
 pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
     results: &Results,
 ) -> DrawResult<(), DB> {
-    let meta = &results.meta;
-    let area = style::header(
-        root,
-        &format!("Busy and paid GPUs by pool — {}", meta.scenario_name),
-        &format!(
-            "Monthly mean over {}: GPU-hours divided by the hours in the month",
-            style::replications(meta.replications)
-        ),
-    )?;
     let all_pools = results.all_pools();
     let mut items = vec![
         LegendItem::new("busy", Swatch::Line(style::INK)),
@@ -31,7 +24,7 @@ pub fn draw<DB: DrawingBackend>(
             .enumerate()
             .map(|(idx, pool)| LegendItem::new(*pool, Swatch::Block(pool_color(idx)))),
     );
-    let area = style::legend(&area, &items)?;
+    let area = style::legend(area, &items)?;
 
     let top = style::extent(
         results
@@ -41,37 +34,20 @@ pub fn draw<DB: DrawingBackend>(
     )
     .end;
     let y_range = 0.0..(top.max(1.0) * 1.08);
-    let (rows, cols) = style::panel_grid(results.strategies.len());
-    let panels = area.split_evenly((rows, cols));
-    let ticks_max = (style::WIDTH_PX as usize / cols / 170).max(2);
-    let x_axis = IndexAxis::months(results.months.clone(), ticks_max);
-
-    for (idx, (strategy, panel)) in results.strategies.iter().zip(&panels).enumerate() {
-        let (caption, caption_style) = style::panel_caption(panel, strategy, strategy_color(idx))?;
-        let mut chart = ChartBuilder::on(panel)
-            .caption(caption, caption_style)
-            .margin_left(16)
-            .margin_right(30)
-            .margin_bottom(6)
-            .x_label_area_size(if rows > 1 { 40 } else { 58 })
-            .y_label_area_size(100)
-            .build_cartesian_2d(x_axis.clone(), y_range.clone())?;
-        let mut mesh = chart.configure_mesh();
-        style::style_mesh(&mut mesh);
-        mesh.x_labels(12)
-            .y_labels(if rows > 1 { 6 } else { 8 })
-            .x_label_formatter(&|i| x_axis.label(*i))
-            .y_label_formatter(&|gpus| style::number_label(*gpus, &y_range))
-            .y_desc("GPUs")
-            .x_desc(if rows == 1 { "Month" } else { "" })
-            .draw()?;
-
+    let y = YAxis {
+        range: y_range.clone(),
+        label_px: 100,
+        label: &|gpus| style::number_label(gpus, &y_range),
+        desc: "GPUs".to_string(),
+        desc_in_grid: "GPUs".to_string(),
+    };
+    panels::strategy_panels(&area, results, &y, true, |chart, strategy| {
         for pool in results.pools_of(strategy) {
             let color = pool_color(all_pools.iter().position(|p| *p == pool).unwrap_or(0));
             let mut points: Vec<(f64, f64, f64)> = results
                 .pools_monthly
                 .iter()
-                .filter(|r| &r.strategy == strategy && r.pool == pool)
+                .filter(|r| r.strategy == strategy && r.pool == pool)
                 .filter_map(|r| {
                     let month_idx = results.month_idx(&r.month)?;
                     Some((month_idx as f64, r.gpus_busy, r.gpus_paid))
@@ -99,6 +75,6 @@ pub fn draw<DB: DrawingBackend>(
                 ))?;
             }
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }

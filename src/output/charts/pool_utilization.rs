@@ -8,9 +8,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::input::Results;
-use super::style::{
-    self, DrawResult, IndexAxis, LegendItem, Swatch, bold, font, mean, quantile, strategy_color,
-};
+use super::style::{self, DrawResult, IndexAxis, LegendItem, Swatch, bold, font, strategy_color};
+use crate::stats::{mean, quantile};
 
 /// A row of the chart: a strategy's name, or one of its pools.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,20 +67,12 @@ fn slots(results: &Results) -> Vec<Slot> {
     slots
 }
 
+/// Draws the chart on `area`, below its heading on `root` (labels go at pixel positions).
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
     results: &Results,
 ) -> DrawResult<(), DB> {
-    let meta = &results.meta;
-    let area = style::header(
-        root,
-        &format!("GPU utilisation by pool — {}", meta.scenario_name),
-        &format!(
-            "Busy / paid GPU-hours over {} months. Bar: mean over {}; whisker: 5th to 95th percentile",
-            results.months.len(),
-            style::replications(meta.replications)
-        ),
-    )?;
     let has_on_prem = results.pools.iter().any(|r| r.pool_type == "on_prem");
     let mut items = Vec::new();
     if has_on_prem {
@@ -90,7 +81,7 @@ pub fn draw<DB: DrawingBackend>(
             Swatch::Dashed(style::MUTED),
         ));
     }
-    let area = style::legend(&area, &items)?;
+    let area = style::legend(area, &items)?;
 
     let slots = slots(results);
     let n = slots.len();

@@ -13,12 +13,13 @@ use plotters::coord::Shift;
 use plotters::coord::ranged1d::{
     KeyPointHint, KeyPointWeight, NoDefaultFormatting, Ranged, ValueFormatter,
 };
+use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
 
-use crate::output::thousands;
+use crate::format::thousands;
 
 /// Canvas of every chart, in pixels (PNG) and user units (SVG).
 pub const WIDTH_PX: u32 = 1600;
@@ -482,11 +483,62 @@ impl ValueFormatter<f64> for IndexAxis {
     }
 }
 
-/// The `q` quantile (0..=1) of `values`, NaN-free, by linear interpolation as in `summary.csv`.
-pub fn quantile(values: &[f64], q: f64) -> f64 {
-    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    sorted.sort_by(f64::total_cmp);
-    crate::stats::percentile(&sorted, q)
+/// The plane of the trade-off charts (a run's and a sweep's): p95 wait across, total cost
+/// (amortised) up.
+pub struct CostWaitPlane<'a> {
+    pub x_range: Range<f64>,
+    pub y_range: Range<f64>,
+    pub margin_right_px: i32,
+    pub x_ticks: usize,
+    pub x_label: &'a dyn Fn(f64) -> String,
+    pub money: &'a MoneyAxis,
+    /// What the cost covers, in the y axis' description ("over 12 months").
+    pub cost_over: String,
+}
+
+/// The chart of a [`CostWaitPlane`] on `area`, its axes and grid drawn.
+pub fn cost_wait_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    plane: CostWaitPlane<'_>,
+) -> DrawResult<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, DB> {
+    let mut chart = ChartBuilder::on(area)
+        .margin_left(20)
+        .margin_right(plane.margin_right_px)
+        .margin_top(10)
+        .margin_bottom(16)
+        .x_label_area_size(70)
+        .y_label_area_size(140)
+        .build_cartesian_2d(plane.x_range.clone(), plane.y_range.clone())?;
+    let mut mesh = chart.configure_mesh();
+    style_mesh(&mut mesh);
+    mesh.x_labels(plane.x_ticks)
+        .y_labels(10)
+        .x_label_formatter(&|hours| (plane.x_label)(*hours))
+        .y_label_formatter(&|amount| plane.money.label(*amount))
+        .x_desc("p95 wait from arrival to first start (hours)")
+        .y_desc(format!(
+            "Total cost {}, amortised ({})",
+            plane.cost_over, plane.money.unit
+        ))
+        .draw()?;
+    Ok(chart)
+}
+
+/// Which cost view a panel shows: capital spread over its amortisation, or counted in its
+/// purchase month.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CostView {
+    Amortised,
+    Cash,
+}
+
+impl CostView {
+    pub fn caption(self) -> &'static str {
+        match self {
+            CostView::Amortised => "Amortised view: capital spread over its amortisation",
+            CostView::Cash => "Cash view: capital counted when it is paid",
+        }
+    }
 }
 
 /// "1 replication", "30 replications".
@@ -496,14 +548,6 @@ pub fn replications(n: u32) -> String {
     } else {
         format!("{n} replications")
     }
-}
-
-pub fn mean(values: &[f64]) -> f64 {
-    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    if finite.is_empty() {
-        return f64::NAN;
-    }
-    finite.iter().sum::<f64>() / finite.len() as f64
 }
 
 #[cfg(test)]

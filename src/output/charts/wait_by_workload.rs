@@ -22,27 +22,20 @@ struct Bar {
     lower_bound: bool,
 }
 
+/// Draws below the heading (`area`); value labels go on `root`, in pixels.
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
     results: &Results,
 ) -> DrawResult<(), DB> {
-    let meta = &results.meta;
     let workloads = results.workload_names();
-    let area = style::header(
-        root,
-        &format!("p95 wait by workload — {}", meta.scenario_name),
-        &format!(
-            "Means over {}; whiskers: 95 % confidence intervals; hatched, >=: a lower bound (jobs never started count with their waits up to the end)",
-            style::replications(meta.replications)
-        ),
-    )?;
     let items: Vec<LegendItem> = results
         .strategies
         .iter()
         .enumerate()
         .map(|(idx, name)| LegendItem::new(name, Swatch::Block(strategy_color(idx))))
         .collect();
-    let area = style::legend(&area, &items)?;
+    let area = style::legend(area, &items)?;
     let bars = bars(results, &workloads);
     if bars.is_empty() {
         area.draw(&Text::new(
@@ -202,6 +195,6 @@ fn hours(value_h: f64) -> String {
     if value_h < 10.0 {
         format!("{value_h:.2} h")
     } else {
-        format!("{} h", crate::output::thousands(value_h, 0))
+        format!("{} h", crate::format::thousands(value_h, 0))
     }
 }

@@ -8,7 +8,7 @@ use plotters::coord::ranged1d::{
 };
 
 use super::super::style::decimals_for_step;
-use crate::output::thousands;
+use crate::format::thousands;
 
 /// How a parameter's values are laid out along an axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

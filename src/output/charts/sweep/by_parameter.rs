@@ -55,97 +55,10 @@ pub fn draw<DB: DrawingBackend>(
 ) -> DrawResult<(), DB> {
     let parameter = &results.parameters[x];
     let categorical = parameter.scale == Scale::Categorical;
-    let marks_of = |points: &[usize]| -> Vec<Vec<Mark>> {
-        (0..results.strategies.len())
-            .map(|s| {
-                let mut marks: Vec<Mark> = points
-                    .iter()
-                    .filter_map(|&p| {
-                        Some(Mark {
-                            x: parameter.coordinate(parameter.level_of[p]),
-                            stat: results.stat(metric, s, p)?,
-                            unfinished: results.unfinished(s, p) > UNFINISHED_NOTED,
-                        })
-                    })
-                    .collect();
-                marks.sort_by(|a, b| a.x.total_cmp(&b.x));
-                marks
-            })
-            .collect()
-    };
-
     let (panels, what) = if results.grid {
-        let slicing = Slicing::new(results, &[x], PANELS_MAX);
-        let panels: Vec<Panel> = slicing
-            .panels(results)
-            .iter()
-            .map(|combination| Panel {
-                caption: slicing.caption(results, combination),
-                marks: marks_of(&slicing.points(results, combination)),
-            })
-            .collect();
-        let shape = if categorical {
-            format!(
-                "Dot: mean over {} at each point; whiskers: 95 % confidence interval",
-                results.replications()
-            )
-        } else {
-            format!(
-                "Line: mean over {} at each point; band: 95 % confidence interval",
-                results.replications()
-            )
-        };
-        let mut what = vec![shape];
-        if !slicing.panels_by.is_empty() {
-            let names: Vec<String> = slicing
-                .panels_by
-                .iter()
-                .map(|&j| results.parameters[j].name.clone())
-                .collect();
-            what.push(format!("a panel per value of {}", join_and(&names)));
-        }
-        let others = slicing.describe(results);
-        if !others.is_empty() {
-            what.push(others);
-        }
-        (panels, what.join("; "))
+        grid_panels(results, metric, x)
     } else {
-        let all: Vec<usize> = (0..results.n_points()).collect();
-        let panel = Panel {
-            caption: String::new(),
-            marks: marks_of(&all),
-        };
-        let bins = bins(parameter.levels.len(), results.n_points());
-        let trend = if categorical || bins == parameter.levels.len() {
-            format!("line: mean of the dots at each value of {}", parameter.name)
-        } else {
-            format!(
-                "line: mean of the dots in each of {bins} equal bins of {}",
-                parameter.name
-            )
-        };
-        let others: Vec<String> = results
-            .parameters
-            .iter()
-            .enumerate()
-            .filter(|(j, p)| *j != x && p.levels.len() > 1)
-            .map(|(_, p)| p.name.clone())
-            .collect();
-        let mut what = format!(
-            "Dots: the {} points of {}, each the mean over {}; {trend}",
-            results.n_points(),
-            sample_name(&results.meta.sampling.method),
-            results.replications()
-        );
-        if !others.is_empty() {
-            what.push_str(&format!(
-                "; {} {} from dot to dot too, so the spread about the line is partly {} effect",
-                join_and(&others),
-                if others.len() == 1 { "varies" } else { "vary" },
-                if others.len() == 1 { "its" } else { "their" }
-            ));
-        }
-        (vec![panel], what)
+        sample_panel(results, metric, x)
     };
     let any_unfinished = panels
         .iter()
@@ -190,6 +103,122 @@ pub fn draw<DB: DrawingBackend>(
     }
     let area = style::legend(&area, &items)?;
 
+    draw_panels(&area, results, metric, x, &panels)
+}
+
+/// Per strategy, its marks at `points`, in order along the axis of parameter `x`.
+fn marks(results: &SweepResults, metric: Metric, x: usize, points: &[usize]) -> Vec<Vec<Mark>> {
+    let parameter = &results.parameters[x];
+    (0..results.strategies.len())
+        .map(|s| {
+            let mut marks: Vec<Mark> = points
+                .iter()
+                .filter_map(|&p| {
+                    Some(Mark {
+                        x: parameter.coordinate(parameter.level_of[p]),
+                        stat: results.stat(metric, s, p)?,
+                        unfinished: results.unfinished(s, p) > UNFINISHED_NOTED,
+                    })
+                })
+                .collect();
+            marks.sort_by(|a, b| a.x.total_cmp(&b.x));
+            marks
+        })
+        .collect()
+}
+
+/// A grid's panels (one per combination of the parameters that make panels) and what the
+/// subtitle says of them.
+fn grid_panels(results: &SweepResults, metric: Metric, x: usize) -> (Vec<Panel>, String) {
+    let categorical = results.parameters[x].scale == Scale::Categorical;
+    let slicing = Slicing::new(results, &[x], PANELS_MAX);
+    let panels: Vec<Panel> = slicing
+        .panels(results)
+        .iter()
+        .map(|combination| Panel {
+            caption: slicing.caption(results, combination),
+            marks: marks(results, metric, x, &slicing.points(results, combination)),
+        })
+        .collect();
+    let shape = if categorical {
+        format!(
+            "Dot: mean over {} at each point; whiskers: 95 % confidence interval",
+            results.replications()
+        )
+    } else {
+        format!(
+            "Line: mean over {} at each point; band: 95 % confidence interval",
+            results.replications()
+        )
+    };
+    let mut what = vec![shape];
+    if !slicing.panels_by.is_empty() {
+        let names: Vec<String> = slicing
+            .panels_by
+            .iter()
+            .map(|&j| results.parameters[j].name.clone())
+            .collect();
+        what.push(format!("a panel per value of {}", join_and(&names)));
+    }
+    let others = slicing.describe(results);
+    if !others.is_empty() {
+        what.push(others);
+    }
+    (panels, what.join("; "))
+}
+
+/// A sample's one panel of every point and what the subtitle says of it.
+fn sample_panel(results: &SweepResults, metric: Metric, x: usize) -> (Vec<Panel>, String) {
+    let parameter = &results.parameters[x];
+    let categorical = parameter.scale == Scale::Categorical;
+    let all: Vec<usize> = (0..results.n_points()).collect();
+    let panel = Panel {
+        caption: String::new(),
+        marks: marks(results, metric, x, &all),
+    };
+    let bins = bins(parameter.levels.len(), results.n_points());
+    let trend = if categorical || bins == parameter.levels.len() {
+        format!("line: mean of the dots at each value of {}", parameter.name)
+    } else {
+        format!(
+            "line: mean of the dots in each of {bins} equal bins of {}",
+            parameter.name
+        )
+    };
+    let others: Vec<String> = results
+        .parameters
+        .iter()
+        .enumerate()
+        .filter(|(j, p)| *j != x && p.levels.len() > 1)
+        .map(|(_, p)| p.name.clone())
+        .collect();
+    let mut what = format!(
+        "Dots: the {} points of {}, each the mean over {}; {trend}",
+        results.n_points(),
+        sample_name(&results.meta.sampling.method),
+        results.replications()
+    );
+    if !others.is_empty() {
+        what.push_str(&format!(
+            "; {} {} from dot to dot too, so the spread about the line is partly {} effect",
+            join_and(&others),
+            if others.len() == 1 { "varies" } else { "vary" },
+            if others.len() == 1 { "its" } else { "their" }
+        ));
+    }
+    (vec![panel], what)
+}
+
+/// The panels on `area`, on one y scale so that they compare at a glance.
+fn draw_panels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    results: &SweepResults,
+    metric: Metric,
+    x: usize,
+    panels: &[Panel],
+) -> DrawResult<(), DB> {
+    let parameter = &results.parameters[x];
+    let categorical = parameter.scale == Scale::Categorical;
     // One scale for every panel, so that panels compare at a glance.
     let values = panels
         .iter()

@@ -9,10 +9,12 @@
 //! wait is only a lower bound.
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::super::style::{
-    self, DrawResult, INK, LegendItem, MUTED, MoneyAxis, Swatch, bold, font, strategy_color,
+    self, CostWaitPlane, DrawResult, INK, LegendItem, MUTED, MoneyAxis, Swatch, bold, font,
+    strategy_color,
 };
 use super::input::{Metric, SweepResults, UNFINISHED_NOTED};
 
@@ -92,27 +94,7 @@ pub fn draw<DB: DrawingBackend>(
     results: &SweepResults,
 ) -> DrawResult<(), DB> {
     let meta = &results.meta;
-    let mut dots: Vec<Dot> = Vec::new();
-    // Point-strategy pairs without a cost or a wait (no job started): said in the subtitle.
-    let mut missing = 0;
-    for point in 0..results.n_points() {
-        for strategy in 0..results.strategies.len() {
-            let (Some(cost), Some(wait)) = (
-                results.stat(Metric::TotalCost, strategy, point),
-                results.stat(Metric::WaitP95, strategy, point),
-            ) else {
-                missing += 1;
-                continue;
-            };
-            dots.push(Dot {
-                point,
-                strategy,
-                wait_h: wait.mean,
-                cost: cost.mean,
-                unfinished: results.unfinished(strategy, point) > UNFINISHED_NOTED,
-            });
-        }
-    }
+    let (dots, missing) = dots(results);
     let best = frontier(&dots);
     let any_unfinished = dots.iter().any(|d| d.unfinished);
 
@@ -164,42 +146,80 @@ pub fn draw<DB: DrawingBackend>(
     let money = MoneyAxis::new(&y_range, &meta.currency);
     let list = List::fit(&list_area, results, &best, &money)?;
     let listed: Vec<Dot> = list.entries.iter().map(|e| e.dot).collect();
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin_left(20)
-        .margin_right(30)
-        .margin_top(10)
-        .margin_bottom(16)
-        .x_label_area_size(70)
-        .y_label_area_size(140)
-        .build_cartesian_2d(x_range.clone(), y_range.clone())?;
-    let mut mesh = chart.configure_mesh();
-    style::style_mesh(&mut mesh);
-    mesh.x_labels(8)
-        .y_labels(10)
-        .x_label_formatter(&|hours| {
-            // No tick in the room left of zero.
-            if *hours < 0.0 {
-                String::new()
-            } else {
-                style::number_label(*hours, &x_range)
-            }
-        })
-        .y_label_formatter(&|amount| money.label(*amount))
-        .x_desc("p95 wait from arrival to first start (hours)")
-        .y_desc(format!(
-            "Total cost {}, amortised ({})",
-            results.horizon(),
-            money.unit
-        ))
-        .draw()?;
+    let mut chart = style::cost_wait_chart(
+        &plot_area,
+        CostWaitPlane {
+            x_range: x_range.clone(),
+            y_range: y_range.clone(),
+            margin_right_px: 30,
+            x_ticks: 8,
+            x_label: &|hours| {
+                // No tick in the room left of zero.
+                if hours < 0.0 {
+                    String::new()
+                } else {
+                    style::number_label(hours, &x_range)
+                }
+            },
+            money: &money,
+            cost_over: results.horizon(),
+        },
+    )?;
 
     let radius = if dots.len() > 200 { 5 } else { 7 };
+    draw_dots(&mut chart, &dots, &best, radius)?;
+    number_listed(root, &chart, &listed, radius)?;
+    list.draw(&list_area, best.len())?;
+    if dots.is_empty() {
+        plot_area.draw(&Text::new(
+            "sweep.csv has no total_cost and wait_p95_h rows",
+            (style::MARGIN_PX, 200),
+            font(style::AXIS_PX),
+        ))?;
+    }
+    Ok(())
+}
+
+/// A dot per point and strategy with a cost and a wait, and how many pairs have none (no job
+/// started).
+fn dots(results: &SweepResults) -> (Vec<Dot>, usize) {
+    let mut dots: Vec<Dot> = Vec::new();
+    let mut missing = 0;
+    for point in 0..results.n_points() {
+        for strategy in 0..results.strategies.len() {
+            let (Some(cost), Some(wait)) = (
+                results.stat(Metric::TotalCost, strategy, point),
+                results.stat(Metric::WaitP95, strategy, point),
+            ) else {
+                missing += 1;
+                continue;
+            };
+            dots.push(Dot {
+                point,
+                strategy,
+                wait_h: wait.mean,
+                cost: cost.mean,
+                unfinished: results.unfinished(strategy, point) > UNFINISHED_NOTED,
+            });
+        }
+    }
+    (dots, missing)
+}
+
+/// The frontier's line, then every dot over it (hollow when jobs were left unfinished), then
+/// the rings of the non-dominated ones.
+fn draw_dots<DB: DrawingBackend>(
+    chart: &mut Plane<'_, DB>,
+    dots: &[Dot],
+    best: &[Dot],
+    radius: i32,
+) -> DrawResult<(), DB> {
     // The frontier's line under the dots, so that every dot stays visible.
     chart.draw_series(std::iter::once(PathElement::new(
         best.iter().map(|d| (d.wait_h, d.cost)).collect::<Vec<_>>(),
         INK.stroke_width(2),
     )))?;
-    for dot in &dots {
+    for dot in dots {
         let color = strategy_color(dot.strategy);
         let at = (dot.wait_h, dot.cost);
         if dot.unfinished {
@@ -214,15 +234,24 @@ pub fn draw<DB: DrawingBackend>(
             ])?;
         }
     }
-    for dot in &best {
+    for dot in best {
         let at = (dot.wait_h, dot.cost);
         chart.draw_series([
             Circle::new(at, radius + 2, strategy_color(dot.strategy).filled()),
             Circle::new(at, radius + 6, INK.stroke_width(3)),
         ])?;
     }
+    Ok(())
+}
 
-    // Numbers beside the listed dots, each where it covers no other number.
+/// Numbers beside the listed dots (on `root`, at pixel positions), each where it covers no
+/// other number.
+fn number_listed<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Plane<'_, DB>,
+    listed: &[Dot],
+    radius: i32,
+) -> DrawResult<(), DB> {
     let number_style = bold(style::NOTE_PX);
     let (plot_x, plot_y) = chart.plotting_area().get_pixel_range();
     let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
@@ -261,17 +290,11 @@ pub fn draw<DB: DrawingBackend>(
         ))?;
         root.draw(&Text::new(label, (x, y), number_style.clone()))?;
     }
-
-    list.draw(&list_area, best.len())?;
-    if dots.is_empty() {
-        plot_area.draw(&Text::new(
-            "sweep.csv has no total_cost and wait_p95_h rows",
-            (style::MARGIN_PX, 200),
-            font(style::AXIS_PX),
-        ))?;
-    }
     Ok(())
 }
+
+/// The frontier's chart: p95 wait across, cost up.
+type Plane<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// A listed non-dominated dot and the lines that describe it.
 struct Entry {
@@ -325,7 +348,7 @@ impl List {
                         "{} {}, p95 wait {} h",
                         money.label(dot.cost),
                         money.unit,
-                        crate::output::thousands(dot.wait_h, wait_decimals)
+                        crate::format::thousands(dot.wait_h, wait_decimals)
                     ),
                 });
             }

@@ -9,6 +9,7 @@
 //! no panel; the subtitle gives their cost instead.
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -296,6 +297,60 @@ fn label_room<DB: DrawingBackend>(
     Ok(widest + 24 + style::AXIS_PX + 16)
 }
 
+/// The axes of a heatmap panel: the parameters' axes, their tick labels, how many ticks and
+/// whether grid lines run across the plane.
+struct CellAxes<'a, X, Y> {
+    x: &'a X,
+    y: &'a Y,
+    x_label: &'a dyn Fn(f64) -> String,
+    y_label: &'a dyn Fn(f64) -> String,
+    /// Every y tick label, to make room for the widest.
+    y_labels: &'a [String],
+    ticks: (usize, usize),
+    grid: bool,
+}
+
+/// A heatmap panel's chart on `cell`: its caption, room on the right for the colour bar, the
+/// axes of parameters `x` and `y` with their titles, drawn.
+fn cell_chart<'a, DB, X, Y>(
+    cell: &'a DrawingArea<DB, Shift>,
+    results: &SweepResults,
+    (x, y): (usize, usize),
+    rows: usize,
+    (caption, caption_style): (String, TextStyle<'static>),
+    axes: CellAxes<'_, X, Y>,
+) -> DrawResult<ChartContext<'a, DB, Cartesian2d<X, Y>>, DB>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64> + Clone,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64> + Clone,
+{
+    let mut chart = ChartBuilder::on(cell)
+        .caption(caption, caption_style)
+        .margin_left(16)
+        .margin_right(BAR_AREA_PX)
+        .margin_top(6)
+        .margin_bottom(8)
+        .x_label_area_size(if rows > 1 { 66 } else { 76 })
+        .y_label_area_size(label_room(cell, axes.y_labels)?)
+        .build_cartesian_2d(axes.x.clone(), axes.y.clone())?;
+    let (x_title, y_title, desc_px) = axis_titles(cell, results, x, y)?;
+    let mut mesh = chart.configure_mesh();
+    style::style_mesh(&mut mesh);
+    if !axes.grid {
+        mesh.disable_mesh();
+    }
+    mesh.x_labels(axes.ticks.0)
+        .y_labels(axes.ticks.1)
+        .x_label_formatter(&|p| (axes.x_label)(*p))
+        .y_label_formatter(&|p| (axes.y_label)(*p))
+        .x_desc(x_title)
+        .y_desc(y_title)
+        .axis_desc_style(font(desc_px))
+        .draw()?;
+    Ok(chart)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn draw_cells<DB: DrawingBackend>(
     cell: &DrawingArea<DB, Shift>,
@@ -304,7 +359,7 @@ fn draw_cells<DB: DrawingBackend>(
     x: usize,
     y: usize,
     (rows, _cols): (usize, usize),
-    (caption, caption_style): (String, TextStyle<'static>),
+    caption: (String, TextStyle<'static>),
 ) -> DrawResult<(), DB> {
     let (px, py) = (&results.parameters[x], &results.parameters[y]);
     let x_labels: Vec<String> = px.levels.iter().map(|l| l.label()).collect();
@@ -324,27 +379,22 @@ fn draw_cells<DB: DrawingBackend>(
         IndexAxis::every_nth(x_labels.clone(), x_step),
         IndexAxis::every_nth(y_labels.clone(), y_step),
     );
-    let mut chart = ChartBuilder::on(cell)
-        .caption(caption, caption_style)
-        .margin_left(16)
-        .margin_right(BAR_AREA_PX)
-        .margin_top(6)
-        .margin_bottom(8)
-        .x_label_area_size(if rows > 1 { 66 } else { 76 })
-        .y_label_area_size(label_room(cell, &y_labels)?)
-        .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
-    let (x_title, y_title, desc_px) = axis_titles(cell, results, x, y)?;
-    let mut mesh = chart.configure_mesh();
-    style::style_mesh(&mut mesh);
-    mesh.disable_mesh()
-        .x_labels(x_labels.len())
-        .y_labels(y_labels.len())
-        .x_label_formatter(&|i| x_axis.label(*i))
-        .y_label_formatter(&|i| y_axis.label(*i))
-        .x_desc(x_title)
-        .y_desc(y_title)
-        .axis_desc_style(font(desc_px))
-        .draw()?;
+    let mut chart = cell_chart(
+        cell,
+        results,
+        (x, y),
+        rows,
+        caption,
+        CellAxes {
+            x: &x_axis,
+            y: &y_axis,
+            x_label: &|i| x_axis.label(i),
+            y_label: &|i| y_axis.label(i),
+            y_labels: &y_labels,
+            ticks: (x_labels.len(), y_labels.len()),
+            grid: false,
+        },
+    )?;
 
     let (lo, hi) = costs.extent();
     let money = MoneyAxis::new(&(lo..hi), &results.meta.currency);
@@ -423,32 +473,28 @@ fn draw_dots<DB: DrawingBackend>(
     x: usize,
     y: usize,
     rows: usize,
-    (caption, caption_style): (String, TextStyle<'static>),
+    caption: (String, TextStyle<'static>),
 ) -> DrawResult<(), DB> {
     let (px, py) = (&results.parameters[x], &results.parameters[y]);
     let x_axis = ParamAxis::new(px.scale, &px.levels, 6, px.listed);
     let y_axis = ParamAxis::new(py.scale, &py.levels, 6, py.listed);
     let y_labels: Vec<String> = y_axis.ticks().iter().map(|t| t.1.clone()).collect();
-    let mut chart = ChartBuilder::on(cell)
-        .caption(caption, caption_style)
-        .margin_left(16)
-        .margin_right(BAR_AREA_PX)
-        .margin_top(6)
-        .margin_bottom(8)
-        .x_label_area_size(if rows > 1 { 66 } else { 76 })
-        .y_label_area_size(label_room(cell, &y_labels)?)
-        .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
-    let (x_title, y_title, desc_px) = axis_titles(cell, results, x, y)?;
-    let mut mesh = chart.configure_mesh();
-    style::style_mesh(&mut mesh);
-    mesh.x_labels(6)
-        .y_labels(6)
-        .x_label_formatter(&|p| x_axis.label(*p))
-        .y_label_formatter(&|p| y_axis.label(*p))
-        .x_desc(x_title)
-        .y_desc(y_title)
-        .axis_desc_style(font(desc_px))
-        .draw()?;
+    let mut chart = cell_chart(
+        cell,
+        results,
+        (x, y),
+        rows,
+        caption,
+        CellAxes {
+            x: &x_axis,
+            y: &y_axis,
+            x_label: &|p| x_axis.label(p),
+            y_label: &|p| y_axis.label(p),
+            y_labels: &y_labels,
+            ticks: (6, 6),
+            grid: true,
+        },
+    )?;
     let (lo, hi) = costs.extent();
     let money = MoneyAxis::new(&(lo..hi), &results.meta.currency);
     let (x_px, y_px) = chart.plotting_area().get_pixel_range();

@@ -87,7 +87,8 @@ impl SweepChart {
         }
     }
 
-    /// Draws the chart on `root`, a canvas of [`WIDTH_PX`] x [`HEIGHT_PX`].
+    /// Draws the chart on `root`, a canvas of [`WIDTH_PX`](super::style::WIDTH_PX) x
+    /// [`HEIGHT_PX`](super::style::HEIGHT_PX).
     pub fn draw<DB: DrawingBackend>(
         self,
         root: &DrawingArea<DB, Shift>,

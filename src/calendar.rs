@@ -1,5 +1,8 @@
 //! Calendar time: hours since the scenario's start (midnight UTC) mapped to calendar months,
 //! weekdays and hours of the day, and weekly windows such as "weekdays 09:00-18:00".
+//!
+//! A leaf utility: it uses no other module of the crate. `scenario` parses windows and builds
+//! the calendar with it; the model bills and counts by its months.
 
 use jiff::ToSpan;
 use jiff::civil::{Date, Weekday};

@@ -1,0 +1,115 @@
+//! Warnings about legal but suspicious fleets: pools no strategy uses, owned capacity below
+//! the load with nothing to burst to, and spot pools that would restart jobs without
+//! checkpoints from zero again and again. They are printed before a run and kept in
+//! `run.json`; they never stop a run.
+
+use std::collections::BTreeSet;
+
+use super::Checker;
+use super::estimates::busy_gpus;
+use crate::calendar::Calendar;
+use crate::scenario::config::{Pool, PoolKind, Strategy, Workload};
+
+/// Warns about each pool that no strategy lists.
+pub(super) fn unused_pools(c: &mut Checker<'_>, pools: &[Pool], strategies: &[Strategy]) {
+    for (p, pool) in pools.iter().enumerate() {
+        if !strategies.iter().any(|s| s.pools.contains(&p)) {
+            c.warnings.push(format!(
+                "pool `{}` is used by no strategy; add it to a strategy's pools or remove it",
+                pool.name
+            ));
+        }
+    }
+}
+
+/// Warns when jobs without checkpoints may run on spot nodes that are reclaimed much sooner
+/// than the jobs take: each attempt starts over, so they may never finish.
+pub(super) fn warn_spot_without_checkpoints(
+    c: &mut Checker<'_>,
+    strategies: &[Strategy],
+    workloads: &[Workload],
+    pools: &[Pool],
+    calendar: &Calendar,
+) {
+    let mut warned = BTreeSet::new();
+    for strategy in strategies {
+        if strategy.burst_after_wait_h.is_none() {
+            continue;
+        }
+        for &p in &strategy.pools {
+            let pool = &pools[p];
+            if !pool.is_spot() {
+                continue;
+            }
+            let mtbf_h = pool.node_mtbf_h(calendar.month_mean_h());
+            for workload in workloads {
+                if workload.checkpoint.is_some()
+                    || workload.accepts_mask & (1 << pool.gpu) == 0
+                    || strategy.deadline_jobs_off_spot && workload.deadline_h.is_some()
+                {
+                    continue;
+                }
+                let nodes = f64::from(workload.gpus.max_gpus())
+                    .div_euclid(f64::from(pool.gpus_per_node))
+                    .max(1.0);
+                let mean_h = workload.duration_h.mean_h();
+                // Chance that a gang of `nodes` nodes runs a mean-length job without a loss.
+                let survive = (-mean_h * nodes / mtbf_h).exp();
+                if survive < 0.01 && warned.insert((workload.name.clone(), pool.name.clone())) {
+                    let fallback = match strategy.spot_fallback_after {
+                        Some(n) => format!(" (they leave spot after {n} preemptions)"),
+                        None => String::new(),
+                    };
+                    c.warnings.push(format!(
+                        "workload `{}` has no checkpoint and its jobs take about {mean_h:.3} h, but spot pool `{}` loses a node every {mtbf_h:.3} h on average: only {:.1e} of its jobs would finish on spot without a preemption, and each preemption restarts a job from zero{fallback}; add `checkpoint` to the workload, raise preemption.mean_h, or set spot_fallback_after so jobs leave spot",
+                        workload.name, pool.name, survive
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Warns when owned capacity is below the offered load and nothing elastic can absorb it.
+pub(super) fn warn_overload(
+    c: &mut Checker<'_>,
+    strategies: &[Strategy],
+    workloads: &[Workload],
+    pools: &[Pool],
+    gpu_speed: &[f64],
+    calendar: &Calendar,
+) {
+    let months = calendar.months() as i32;
+    for strategy in strategies {
+        if strategy.burst_after_wait_h.is_some()
+            && strategy.pools.iter().any(|p| pools[*p].is_elastic())
+        {
+            continue;
+        }
+        // Offered load in reference-GPU terms at the end of the horizon (growth included).
+        let load: f64 = workloads
+            .iter()
+            .map(|w| busy_gpus(w, months as u32) * gpu_speed[w.gpu])
+            .sum();
+        let capacity: f64 = strategy
+            .pools
+            .iter()
+            .map(|p| {
+                let pool = &pools[*p];
+                let nodes = match &pool.kind {
+                    PoolKind::OnPrem(o) => o.nodes,
+                    PoolKind::Reserved(r) => r.nodes,
+                    _ => 0,
+                };
+                f64::from(nodes) * f64::from(pool.gpus_per_node) * gpu_speed[pool.gpu]
+            })
+            .sum();
+        if load > capacity {
+            c.warnings.push(format!(
+                "strategy `{}` has owned capacity of about {capacity:.0} GPUs but the workloads offer about {load:.0} GPUs of load{} and does not burst to an elastic pool: the queue grows without bound, and jobs still waiting at the end are reported as jobs_unfinished; add nodes, or an elastic pool to its pools",
+                strategy.name,
+                if months > 1 { " by the end of the horizon" } else { "" }
+            ));
+        }
+    }
+}

@@ -1,0 +1,420 @@
+//! Checks of `[[workload]]` tables: arrivals and their profiles, GPU counts and durations
+//! (see `distributions`), the GPU types a workload runs on, checkpoints, deadlines.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use toml::Value;
+
+use super::distributions::{duration_dist, gpu_mix};
+use super::{Checker, DAILY_PRESETS, NUMBER_MAX, describe, number_of};
+use crate::scenario::config::*;
+use crate::scenario::file::*;
+use crate::scenario::overrides::did_you_mean;
+
+/// Checks every workload (names unique).
+pub(super) fn check_workloads(
+    c: &mut Checker<'_>,
+    files: &[WorkloadFile],
+    resolved: &mut [WorkloadFile],
+    context: &WorkloadContext<'_>,
+) -> Vec<Workload> {
+    let mut workloads = Vec::new();
+    let mut workload_names = BTreeSet::new();
+    for (i, (workload, resolved_workload)) in files.iter().zip(resolved.iter_mut()).enumerate() {
+        let at = format!("workload.{}", workload.name);
+        let is_new = workload_names.insert(workload.name.clone());
+        c.table_name("workload", i, &workload.name, is_new);
+        if let Some(w) = check_workload(c, workload, resolved_workload, &at, context) {
+            workloads.push(w);
+        }
+    }
+    workloads
+}
+
+/// What the workload checks need to know about the rest of the scenario.
+pub(super) struct WorkloadContext<'a> {
+    pub(super) gpu_types: &'a [String],
+    /// GPU types some pool offers.
+    pub(super) offered: &'a BTreeSet<String>,
+    pub(super) speeds: &'a BTreeMap<String, f64>,
+    pub(super) horizon_h: f64,
+}
+
+fn check_workload(
+    c: &mut Checker<'_>,
+    w: &WorkloadFile,
+    resolved: &mut WorkloadFile,
+    at: &str,
+    context: &WorkloadContext<'_>,
+) -> Option<Workload> {
+    let horizon_h = context.horizon_h;
+    let f = |name: &str| format!("{at}.{name}");
+    let times_h = w.arrival_times_h.clone().unwrap_or_default();
+    let arrivals_per_day = arrivals_per_day(c, w, at, horizon_h);
+    let daily = match &w.daily_profile {
+        None => [1.0; 24],
+        Some(value) => daily_profile(c, value, &f("daily_profile")),
+    };
+    let weekly = match &w.weekly_profile {
+        None => [1.0; 7],
+        Some(values) => weekly_profile(c, values, &f("weekly_profile")),
+    };
+    let growth = c.number(
+        w.growth_per_month.unwrap_or(0.0),
+        &f("growth_per_month"),
+        -1.0,
+        true,
+        10.0,
+    );
+    let gpus = c.required(
+        w.gpus.as_ref(),
+        &f("gpus"),
+        "GPUs per job: a count, or a table like { 1 = 0.6, 8 = 0.4 }",
+    );
+    let gpus = gpus.and_then(|g| gpu_mix(c, g, &f("gpus")));
+    let duration = c.required(
+        w.duration_h.as_ref(),
+        &f("duration_h"),
+        "hours per job: a number, or a table like { dist = \"lognormal\", median = 3, p95 = 24 }",
+    );
+    let duration = duration.and_then(|d| duration_dist(c, d, &f("duration_h")));
+    if let Some(mean_h) = duration.as_ref().map(DurationDist::mean_h)
+        && !(mean_h.is_finite() && mean_h > 0.0 && mean_h <= NUMBER_MAX)
+    {
+        c.push(
+            &f("duration_h"),
+            format!("has a mean of {mean_h:e} hours with these parameters; choose parameters whose mean is above 0 and at most {NUMBER_MAX:e} hours"),
+        );
+    }
+
+    let GpuChoice {
+        gpu_name,
+        gpu,
+        accepts,
+        accepts_mask,
+    } = gpu_choice(c, w, at, context);
+    let speedup = c.number(
+        w.mixed_precision_speedup.unwrap_or(1.0),
+        &f("mixed_precision_speedup"),
+        1.0,
+        false,
+        100.0,
+    );
+    let checkpoint = w.checkpoint.as_ref().and_then(|cp| checkpoint(c, cp, at));
+    let deadline_h = w.deadline_h.map(|d| c.positive(d, &f("deadline_h")));
+    let team = w.team.clone().unwrap_or_else(|| w.name.clone());
+    resolved.growth_per_month = Some(growth);
+    resolved.gpu = gpu_name.clone();
+    resolved.accepts = Some(accepts);
+    resolved.mixed_precision_speedup = Some(speedup);
+    resolved.priority = Some(w.priority.unwrap_or(0));
+    resolved.team = Some(team.clone());
+    Some(Workload {
+        name: w.name.clone(),
+        arrivals: ArrivalProfile {
+            arrivals_per_day: arrivals_per_day?,
+            daily,
+            weekly,
+            growth_per_month: growth,
+            times_h,
+        },
+        gpus: gpus?,
+        duration_h: duration?,
+        gpu: gpu?,
+        accepts_mask,
+        mixed_precision_speedup: speedup,
+        checkpoint,
+        deadline_h,
+        priority: w.priority.unwrap_or(0),
+        team,
+        // Set once every workload is known (see `team_indices`).
+        team_idx: 0,
+    })
+}
+
+/// Team names in order of first appearance; sets each workload's `team_idx`.
+pub(super) fn team_indices(workloads: &mut [Workload]) -> Vec<String> {
+    let mut teams: Vec<String> = Vec::new();
+    for workload in workloads {
+        workload.team_idx = match teams.iter().position(|t| *t == workload.team) {
+            Some(index) => index,
+            None => {
+                teams.push(workload.team.clone());
+                teams.len() - 1
+            }
+        };
+    }
+    teams
+}
+
+/// Jobs per day: as given, or for listed arrival times their mean over the horizon.
+fn arrivals_per_day(
+    c: &mut Checker<'_>,
+    w: &WorkloadFile,
+    at: &str,
+    horizon_h: f64,
+) -> Option<f64> {
+    let f = |name: &str| format!("{at}.{name}");
+    match (&w.arrival_times_h, w.arrivals_per_day) {
+        (Some(_), Some(_)) => {
+            c.push(
+                &f("arrival_times_h"),
+                "takes the place of arrivals_per_day; give one or the other",
+            );
+            None
+        }
+        (Some(times), None) => {
+            if times.is_empty() {
+                c.push(
+                    &f("arrival_times_h"),
+                    "must list at least one arrival time (hours since start)",
+                );
+            }
+            for t in times {
+                c.non_negative(*t, &f("arrival_times_h"));
+            }
+            if times.windows(2).any(|pair| pair[1] < pair[0]) {
+                c.push(&f("arrival_times_h"), "must be in increasing order");
+            }
+            // For load estimates only: the listed jobs spread over the horizon.
+            Some(times.len() as f64 / (horizon_h / 24.0))
+        }
+        (None, arrivals_per_day) => c
+            .required(
+                arrivals_per_day,
+                &f("arrivals_per_day"),
+                "mean jobs per day, e.g. 40 (or arrival_times_h, a list of hours)",
+            )
+            .map(|a| c.positive(a, &f("arrivals_per_day"))),
+    }
+}
+
+/// Monday to Sunday multipliers of the arrival rate.
+fn weekly_profile(c: &mut Checker<'_>, values: &[f64], field: &str) -> [f64; 7] {
+    let mut weekly = [1.0; 7];
+    if values.len() != 7 {
+        c.push(
+            field,
+            format!(
+                "must have 7 multipliers (Monday to Sunday), got {}",
+                values.len()
+            ),
+        );
+    } else {
+        for (i, v) in values.iter().enumerate() {
+            weekly[i] = c.non_negative(*v, field);
+        }
+        if weekly.iter().all(|v| *v == 0.0) {
+            c.push(field, "must have a day above 0 (no job would ever arrive)");
+        }
+    }
+    weekly
+}
+
+/// The GPU types a workload runs on.
+struct GpuChoice {
+    /// The type `duration_h` refers to.
+    gpu_name: Option<String>,
+    gpu: Option<usize>,
+    /// As written, or `[gpu]`.
+    accepts: Vec<String>,
+    /// Bit `t` set for each accepted type `t` of the scenario's GPU types.
+    accepts_mask: u64,
+}
+
+/// The reference GPU type and the accepted ones, each known to the scenario, with a speed in
+/// `[gpu_speed]` whenever jobs may run on a type other than the reference.
+fn gpu_choice(
+    c: &mut Checker<'_>,
+    w: &WorkloadFile,
+    at: &str,
+    context: &WorkloadContext<'_>,
+) -> GpuChoice {
+    let WorkloadContext {
+        gpu_types,
+        offered,
+        speeds,
+        ..
+    } = *context;
+    let f = |name: &str| format!("{at}.{name}");
+    // The reference GPU type: as written, else the first accepted type, else the only offered.
+    let gpu_name = match (&w.gpu, &w.accepts) {
+        (Some(gpu), _) => Some(gpu.clone()),
+        (None, Some(accepts)) if !accepts.is_empty() => Some(accepts[0].clone()),
+        _ if offered.len() == 1 => offered.iter().next().cloned(),
+        _ => {
+            c.push(&f("gpu"), format!(
+                "is missing: pools offer several GPU types ({}); name the one duration_h refers to",
+                offered.iter().cloned().collect::<Vec<_>>().join(", ")
+            ));
+            None
+        }
+    };
+    // A type is known if a pool offers it or [gpu_speed] names it: accepting a type no pool
+    // offers is harmless (DESIGN.md's example accepts A100 beside H100-only pools); whether a
+    // strategy has a pool the workload can use is checked per strategy (`check_fit`).
+    let known = |c: &mut Checker<'_>, name: &str, field: &str| -> Option<usize> {
+        let found = gpu_types.iter().position(|g| g == name);
+        if found.is_none() {
+            c.push(
+                field,
+                format!(
+                    "names GPU type `{name}` that no pool offers and [gpu_speed] does not name{}; pools offer: {}",
+                    did_you_mean(name, gpu_types.iter().map(String::as_str)),
+                    offered.iter().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            );
+        }
+        found
+    };
+    let gpu = gpu_name.as_deref().and_then(|g| {
+        if w.gpu.is_some() {
+            // The reference type needs no pool, only a speed if jobs run elsewhere.
+            gpu_types
+                .iter()
+                .position(|t| t == g)
+                .or_else(|| known(c, g, &f("gpu")))
+        } else {
+            known(c, g, &f("gpu"))
+        }
+    });
+    let accepts: Vec<String> = w
+        .accepts
+        .clone()
+        .unwrap_or_else(|| gpu_name.iter().cloned().collect());
+    if w.accepts.as_ref().is_some_and(Vec::is_empty) {
+        c.push(&f("accepts"), "must name at least one GPU type");
+    }
+    let mut accepts_mask = 0u64;
+    for name in &accepts {
+        // Without `accepts`, it is `[gpu]`, whose problems were reported at `gpu`.
+        let found = if w.accepts.is_some() {
+            known(c, name, &f("accepts"))
+        } else {
+            gpu_types.iter().position(|g| g == name)
+        };
+        if let Some(t) = found {
+            accepts_mask |= 1 << t;
+            if gpu_name.as_deref() != Some(name.as_str()) {
+                for needed in [gpu_name.as_deref().unwrap_or_default(), name.as_str()] {
+                    if !speeds.contains_key(needed) {
+                        c.push(&format!("gpu_speed.{needed}"), format!(
+                            "is missing: workload `{}` may run on {name} but its duration_h refers to {}; give both types a relative speed in [gpu_speed]",
+                            w.name, gpu_name.as_deref().unwrap_or_default()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    GpuChoice {
+        gpu_name,
+        gpu,
+        accepts,
+        accepts_mask,
+    }
+}
+
+/// A workload's checkpoint section; None (after reporting) when it cannot be used.
+fn checkpoint(c: &mut Checker<'_>, cp: &CheckpointFile, at: &str) -> Option<Checkpoint> {
+    let f = |name: &str| format!("{at}.{name}");
+    let write_h = c.required(
+        cp.write_h,
+        &f("checkpoint.write_h"),
+        "hours to write one checkpoint, e.g. 0.02",
+    )?;
+    let write_h = c.non_negative(write_h, &f("checkpoint.write_h"));
+    let restart_h = c.required(
+        cp.restart_h,
+        &f("checkpoint.restart_h"),
+        "hours to restore after an interruption, e.g. 0.1",
+    )?;
+    let restart_h = c.non_negative(restart_h, &f("checkpoint.restart_h"));
+    let every = c.required(
+        cp.every_h.as_ref(),
+        &f("checkpoint.every_h"),
+        "hours of work between checkpoints, or \"auto\"",
+    )?;
+    let every = match every {
+        Value::String(s) if s == "auto" => {
+            if write_h == 0.0 {
+                c.push(&f("checkpoint.every_h"), "\"auto\" needs write_h above 0 (the optimum interval sqrt(2 write_h MTBF) would be 0)");
+            }
+            CheckpointEvery::Auto
+        }
+        other => match number_of(other) {
+            Some(hours) => CheckpointEvery::Hours(c.positive(hours, &f("checkpoint.every_h"))),
+            None => {
+                c.push(
+                    &f("checkpoint.every_h"),
+                    format!("must be hours above 0 or \"auto\", got {}", describe(other)),
+                );
+                return None;
+            }
+        },
+    };
+    Some(Checkpoint {
+        every,
+        write_h,
+        restart_h,
+    })
+}
+
+fn daily_profile(c: &mut Checker<'_>, value: &Value, field: &str) -> [f64; 24] {
+    let raw: Vec<f64> = match value {
+        Value::String(s) if s == "flat" => vec![1.0; 24],
+        // Busy 08:00-18:00 UTC, a shoulder around it, quiet at night.
+        Value::String(s) if s == "office-hours" => (0..24)
+            .map(|h| match h {
+                8..=17 => 1.0,
+                7 | 18 | 19 => 0.5,
+                _ => 0.1,
+            })
+            .collect(),
+        Value::String(s) => {
+            c.push(
+                field,
+                format!(
+                    "names an unknown profile \"{s}\"{}; use one of {}, or a list of 24 multipliers",
+                    did_you_mean(s, DAILY_PRESETS.iter().copied()),
+                    DAILY_PRESETS.map(|p| format!("\"{p}\"")).join(", ")
+                ),
+            );
+            return [1.0; 24];
+        }
+        Value::Array(items) => {
+            let numbers: Vec<Option<f64>> = items.iter().map(number_of).collect();
+            if items.len() != 24 || numbers.iter().any(Option::is_none) {
+                c.push(field, format!("must be \"flat\", \"office-hours\" or 24 numbers (hours 00 to 23 UTC), got {} items", items.len()));
+                return [1.0; 24];
+            }
+            numbers
+                .into_iter()
+                .map(|n| c.non_negative(n.unwrap_or(0.0), field))
+                .collect()
+        }
+        other => {
+            c.push(
+                field,
+                format!(
+                    "must be \"flat\", \"office-hours\" or a list of 24 multipliers, got {}",
+                    describe(other)
+                ),
+            );
+            return [1.0; 24];
+        }
+    };
+    let sum: f64 = raw.iter().sum();
+    if sum <= 0.0 {
+        c.push(
+            field,
+            "must have an hour above 0 (no job would ever arrive)",
+        );
+        return [1.0; 24];
+    }
+    let mut daily = [0.0; 24];
+    for (slot, v) in daily.iter_mut().zip(&raw) {
+        *slot = v * 24.0 / sum;
+    }
+    daily
+}
