@@ -68,17 +68,18 @@ fn issue_10_backfill_starts_every_wide_gang_and_bounds_its_wait() {
         }
         // Nobody waiting ahead of it: it is the first job that cannot start, so it holds the
         // reservation; what runs at its arrival ends by some time, and it starts by then.
-        let ahead_waiting = backfill
-            .jobs
-            .iter()
-            .any(|j| j.arrival_h < gang.arrival_h && !(j.start_h <= gang.arrival_h));
+        let ahead_waiting = backfill.jobs.iter().any(|j| {
+            j.arrival_h < gang.arrival_h && (j.start_h.is_nan() || j.start_h > gang.arrival_h)
+        });
         if ahead_waiting || gang.start_h.is_nan() {
             continue;
         }
         let last_end_h = backfill
             .jobs
             .iter()
-            .filter(|j| j.start_h <= gang.arrival_h && !(j.end_h <= gang.arrival_h))
+            .filter(|j| {
+                j.start_h <= gang.arrival_h && (j.end_h.is_nan() || j.end_h > gang.arrival_h)
+            })
             .map(|j| j.end_h)
             .fold(gang.arrival_h, f64::max);
         assert!(
