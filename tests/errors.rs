@@ -627,6 +627,10 @@ const WARNINGS: &[(&str, &str)] = &[
         "warning: pool `dgx` has nodes = 0: it adds no capacity (fine as the first point of a sweep over node counts)",
     ),
     (
+        "gang_bigger_than_owned",
+        "warning: workload `train` has jobs of up to 24 GPUs, more than any owned or reserved pool of strategy `hybrid` holds (`dgx` has 16 GPUs): under that strategy they always run on elastic pools",
+    ),
+    (
         "spot_without_checkpoints",
         "warning: workload `train` has no checkpoint and its jobs take about 2.000 h, but spot pool `spot` loses a node every 0.050 h on average",
     ),
