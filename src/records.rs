@@ -22,8 +22,10 @@ pub struct ReplicationRow {
     pub jobs_arrived: u64,
     pub jobs_completed: u64,
     pub jobs_unfinished: u64,
-    /// Time from arrival to first start, of jobs that started.
+    /// Time from arrival to first start; a job not started by the horizon counts with its wait
+    /// so far (a lower bound, see `wait_p95_lower_bound`).
     pub wait_mean_h: f64,
+    /// Nearest-rank percentile of the waits (within 0.05 %).
     pub wait_p95_h: f64,
     /// Time from arrival to completion, of completed jobs.
     pub turnaround_mean_h: f64,
@@ -56,6 +58,14 @@ pub struct ReplicationRow {
     /// Months from the start until the cumulative cash-view cost stays below the baseline's
     /// (NaN when it never does, and for the baseline itself).
     pub break_even_months: f64,
+    /// Jobs (arrived after the warm-up) not started by the horizon.
+    pub jobs_unstarted: u64,
+    pub wait_p90_h: f64,
+    pub wait_p99_h: f64,
+    /// Largest wait; a lower bound when `jobs_unstarted` > 0.
+    pub wait_max_h: f64,
+    /// 1 when `wait_p95_h` is only a lower bound (jobs never started could move it), else 0.
+    pub wait_p95_lower_bound: f64,
 }
 
 /// A metric of a replication row, by name.
@@ -63,7 +73,7 @@ pub type Metric = (&'static str, fn(&ReplicationRow) -> f64);
 
 impl ReplicationRow {
     /// Every numeric column, in CSV order: the metrics of `summary.csv`.
-    pub const METRICS: [Metric; 27] = [
+    pub const METRICS: [Metric; 32] = [
         ("total_cost", |r| r.total_cost),
         ("total_cost_cash", |r| r.total_cost_cash),
         ("jobs_arrived", |r| r.jobs_arrived as f64),
@@ -91,7 +101,88 @@ impl ReplicationRow {
         ("cost_on_demand", |r| r.cost_on_demand),
         ("cost_spot", |r| r.cost_spot),
         ("break_even_months", |r| r.break_even_months),
+        ("jobs_unstarted", |r| r.jobs_unstarted as f64),
+        ("wait_p90_h", |r| r.wait_p90_h),
+        ("wait_p99_h", |r| r.wait_p99_h),
+        ("wait_max_h", |r| r.wait_max_h),
+        ("wait_p95_lower_bound", |r| r.wait_p95_lower_bound),
     ];
+}
+
+/// One workload's or team's figures in one replication (aggregated into `workloads.csv` and
+/// `teams.csv`). Job counts and waits as in [`ReplicationRow`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupRow {
+    pub jobs_arrived: u64,
+    pub jobs_completed: u64,
+    pub jobs_unstarted: u64,
+    pub jobs_unfinished: u64,
+    pub wait_mean_h: f64,
+    pub wait_p50_h: f64,
+    pub wait_p95_h: f64,
+    pub wait_max_h: f64,
+    /// 1 when `wait_p95_h` is only a lower bound (jobs never started could move it), else 0.
+    pub wait_p95_lower_bound: f64,
+    pub turnaround_mean_h: f64,
+    pub gpu_hours_busy: f64,
+    pub burst_jobs: u64,
+    pub preemptions: u64,
+    pub lost_gpu_hours: f64,
+    pub deadline_misses: u64,
+    /// Share of the strategy's cost (amortised view): see `idle_cost`.
+    pub cost: f64,
+}
+
+/// A metric of a group row, by name.
+pub type GroupMetric = (&'static str, fn(&GroupRow) -> f64);
+
+impl GroupRow {
+    /// The metrics of `workloads.csv` and `teams.csv`, in order.
+    pub const METRICS: [GroupMetric; 16] = [
+        ("jobs_arrived", |r| r.jobs_arrived as f64),
+        ("jobs_completed", |r| r.jobs_completed as f64),
+        ("jobs_unstarted", |r| r.jobs_unstarted as f64),
+        ("jobs_unfinished", |r| r.jobs_unfinished as f64),
+        ("wait_mean_h", |r| r.wait_mean_h),
+        ("wait_p50_h", |r| r.wait_p50_h),
+        ("wait_p95_h", |r| r.wait_p95_h),
+        ("wait_max_h", |r| r.wait_max_h),
+        ("wait_p95_lower_bound", |r| r.wait_p95_lower_bound),
+        ("turnaround_mean_h", |r| r.turnaround_mean_h),
+        ("gpu_hours_busy", |r| r.gpu_hours_busy),
+        ("burst_jobs", |r| r.burst_jobs as f64),
+        ("preemptions", |r| r.preemptions as f64),
+        ("lost_gpu_hours", |r| r.lost_gpu_hours),
+        ("deadline_misses", |r| r.deadline_misses as f64),
+        ("cost", |r| r.cost),
+    ];
+}
+
+/// What idle paid capacity cost in one replication: the part of the strategy's cost shared
+/// out to no workload or team.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Unallocated {
+    pub cost: f64,
+    /// Paid GPU-hours nobody used.
+    pub gpu_hours_idle: f64,
+}
+
+/// One row of `workloads.csv` or `teams.csv`: one metric of one workload (team) under one
+/// strategy, over replications. `group` is written as the column `workload` (`team`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupSummaryRow {
+    pub strategy: String,
+    #[serde(alias = "workload", alias = "team")]
+    pub group: String,
+    pub metric: String,
+    pub mean: f64,
+    pub std: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+    pub p5: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub n: u32,
 }
 
 /// One row of `pools.csv`: one pool of one strategy in one replication.
@@ -179,12 +270,15 @@ pub struct JobRow {
     /// Job number in arrival order, the same under every strategy.
     pub job: u64,
     pub workload: String,
+    pub team: String,
     pub gpus: u32,
     pub arrival_h: f64,
     /// First start (NaN if it never started).
     pub start_h: f64,
     /// Completion (NaN if unfinished at the horizon).
     pub end_h: f64,
+    /// Time from arrival to first start; for a job not started by the horizon, its wait so
+    /// far (horizon - arrival, a lower bound), as the wait statistics count it.
     pub wait_h: f64,
     /// Pool of the last run (empty if it never ran).
     pub pool: String,
@@ -266,6 +360,10 @@ pub struct UnitResult {
     pub months: Vec<MonthTotals>,
     /// Per strategy pool (in the strategy's order), per month.
     pub pool_months: Vec<Vec<PoolMonth>>,
+    /// Per workload and per team of the scenario, in its order.
+    pub workloads: Vec<GroupRow>,
+    pub teams: Vec<GroupRow>,
+    pub unallocated: Unallocated,
     pub jobs: Vec<JobRow>,
     pub events: u64,
 }
@@ -278,6 +376,10 @@ pub struct Aggregates {
     pub summary: Vec<SummaryRow>,
     pub monthly: Vec<MonthlyRow>,
     pub pools_monthly: Vec<PoolMonthlyRow>,
+    /// `workloads.csv` and `teams.csv`: per strategy, workload (team) and metric, then the
+    /// `unallocated` cost of idle capacity.
+    pub workloads: Vec<GroupSummaryRow>,
+    pub teams: Vec<GroupSummaryRow>,
     /// Per strategy: the break-even month (YYYY-MM) of the mean cash-view curves, if any.
     pub break_even_month: Vec<Option<String>>,
 }

@@ -103,6 +103,7 @@ fn assert_charts(dir: &Path) {
         "cost_distribution",
         "cost_vs_wait",
         "pool_utilization",
+        "wait_by_workload",
     ] {
         let (_, _, pixels) = decode_png(&dir.join(format!("{chart}.png")));
         for (idx, strategy) in STRATEGIES.iter().enumerate() {
@@ -127,7 +128,7 @@ fn plot_draws_every_chart_from_copied_results() {
     let out = fleetsim(&["plot", dir.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("wrote 12 chart files"), "{stderr}");
+    assert!(stderr.contains("wrote 14 chart files"), "{stderr}");
     assert_charts(&dir);
     fs::remove_dir_all(&dir).unwrap();
 }

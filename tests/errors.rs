@@ -718,6 +718,10 @@ const WARNINGS: &[(&str, &str)] = &[
         "warning: pool `dgx` has nodes = 0: it adds no capacity (fine as the first point of a sweep over node counts)",
     ),
     (
+        "gang_bigger_than_owned",
+        "warning: workload `train` has jobs of up to 24 GPUs, more than any owned or reserved pool of strategy `hybrid` holds (`dgx` has 16 GPUs): under that strategy they always run on elastic pools",
+    ),
+    (
         "trace_jobs_left_out",
         "warning: workload `train`: 4 of the 9 jobs in tests/data/traces/slurm.txt are not replayed: 2 never started, 1 were still running or pending when the trace was taken, 1 asked for no GPU",
     ),

@@ -21,12 +21,14 @@ use crate::common::{fleetsim, temp_dir};
 const SCENARIO: &str = "tests/data/golden.toml";
 
 /// Every CSV file `fleetsim run --trace` writes.
-const FILES: [&str; 6] = [
+const FILES: [&str; 8] = [
     "summary.csv",
     "replications.csv",
     "pools.csv",
     "monthly.csv",
     "pools_monthly.csv",
+    "workloads.csv",
+    "teams.csv",
     "jobs.csv",
 ];
 

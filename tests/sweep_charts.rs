@@ -337,13 +337,16 @@ fn no_charts_shards_merge_and_plot() {
 fn the_frontier_says_which_dots_it_cannot_draw() {
     let dir = temp_dir("sweep-charts-missing");
     let out = dir.join("out");
-    // Without DGX nodes and with a burst threshold past the horizon, `hybrid` starts no job at
-    // point 000: it has a cost but no p95 wait, so no dot.
+    // A warm-up past the 2-month horizon counts no job at point 001: no p95 wait, no dot. At
+    // point 000, without DGX nodes and with a burst threshold past the horizon, `hybrid`
+    // starts no job: its waits count up to the horizon (lower bounds), so its dot is hollow.
     sweep(
         &out,
         &[
             "--vary",
-            "pool.dgx.nodes=0,1",
+            "warmup_days=0,70",
+            "--set",
+            "pool.dgx.nodes=0",
             "--set",
             "strategy.hybrid.burst_after_wait_h=5000",
             "--quiet",
@@ -352,7 +355,11 @@ fn the_frontier_says_which_dots_it_cannot_draw() {
     let texts = assert_drawn(&out, "sweep_frontier", &[]);
     let subtitle = texts.join(" ");
     assert!(
-        subtitle.contains("not shown: 1 point-strategy pair without a p95 wait"),
+        subtitle.contains("not shown: 2 point-strategy pairs without a p95 wait (no job counted)"),
+        "{texts:?}"
+    );
+    assert!(
+        subtitle.contains("hollow: more than 1 % of jobs unfinished at the end (waits of jobs never started count up to the end: lower bounds)"),
         "{texts:?}"
     );
     fs::remove_dir_all(dir).unwrap();

@@ -9,6 +9,7 @@ mod errors;
 mod fuzz;
 mod golden;
 mod properties;
+mod scheduling;
 mod slurm;
 mod sweep;
 mod sweep_charts;

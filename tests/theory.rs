@@ -120,6 +120,100 @@ pools = ["cluster"]
     assert_close(&busy, load, 0.01, "busy servers");
 }
 
+/// The `p` quantile of the M/M/c waiting time, from the Erlang C waiting-time distribution
+/// P(W > t) = C(c, a) e^(-(c mu - lambda) t): zero while p <= 1 - C, else
+/// ln(C / (1 - p)) / (c mu - lambda), with c mu - lambda = (c - a) / service_h.
+fn erlang_c_wait_quantile_h(servers: u32, load: f64, service_h: f64, p: f64) -> f64 {
+    let waiting = erlang_c(servers, load);
+    if 1.0 - p >= waiting {
+        0.0
+    } else {
+        (waiting / (1.0 - p)).ln() * service_h / (f64::from(servers) - load)
+    }
+}
+
+/// Wait percentiles of an M/M/c queue against Erlang C's waiting-time distribution, in its
+/// tail: where p95 is many hours (issue 10: they saturated near 2 h).
+fn assert_wait_percentiles(
+    servers: u32,
+    gpus_per_node: u32,
+    lambda_per_h: f64,
+    months: u32,
+    replications: u32,
+) {
+    let service_h = 1.0;
+    let pool = format!(
+        r#"
+[[pool]]
+name = "cluster"
+type = "on_prem"
+gpu = "H100"
+gpus_per_node = {gpus_per_node}
+nodes = {nodes}
+capex_per_node = 0
+amortization_months = 1
+power_kw_per_node = 0
+pue = 1
+electricity_per_kwh = 0
+opex_per_node_month = 0
+"#,
+        nodes = servers / gpus_per_node
+    );
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = {months}
+warmup_days = 30
+replications = {replications}
+seed = 21
+[[workload]]
+name = "jobs"
+arrivals_per_day = {arrivals_per_day}
+gpus = 1
+duration_h = {{ dist = "exponential", mean = {service_h} }}
+{pool}
+[[strategy]]
+name = "mmc"
+pools = ["cluster"]
+"#,
+        arrivals_per_day = lambda_per_h * 24.0,
+    );
+    let rows = rows(&config(&text));
+    let load = lambda_per_h * service_h;
+    for (p, metric) in [
+        (
+            0.5,
+            (|r: &ReplicationRow| r.wait_p50_h) as fn(&ReplicationRow) -> f64,
+        ),
+        (0.9, |r| r.wait_p90_h),
+        (0.95, |r| r.wait_p95_h),
+        (0.99, |r| r.wait_p99_h),
+    ] {
+        let exact_h = erlang_c_wait_quantile_h(servers, load, service_h, p);
+        let est = estimate_of(&rows, "mmc", metric);
+        assert_close(
+            &est,
+            exact_h,
+            0.05,
+            &format!("M/M/{servers} wait p{}", p * 100.0),
+        );
+    }
+}
+
+#[test]
+fn mm1_wait_percentiles_match_the_erlang_c_waiting_time_distribution() {
+    // M/M/1 at utilisation 0.8, 1 h service: P(W > t) = 0.8 e^(-0.2 t); p50 2.350 h,
+    // p90 10.397 h, p95 13.863 h, p99 21.910 h.
+    assert!((erlang_c_wait_quantile_h(1, 0.8, 1.0, 0.95) - 13.862_944).abs() < 1e-5);
+    assert_wait_percentiles(1, 1, 0.8, 24, 200);
+}
+
+#[test]
+fn mmc_wait_percentiles_match_the_erlang_c_waiting_time_distribution() {
+    // M/M/8 at utilisation 0.95 on one 8-GPU node (1-GPU jobs share it): p95 about 7 h.
+    assert_wait_percentiles(8, 8, 7.6, 48, 160);
+}
+
 /// Runs a scenario and returns its units' pool rows and replication rows.
 fn run_all(config: &Config) -> RunOutput {
     let stop = AtomicBool::new(false);

@@ -220,6 +220,19 @@ fn exact_replay_reproduces_the_traces_gpu_hours_and_jobs_with_zero_waits() {
         "exact replay: {gpu_hours:.6} GPU-hours in the trace, {} simulated",
         replications[0]["gpu_hours_busy"]
     );
+    // The trace's teams are the results' teams: job i is on team-(i % 3), 200 jobs each.
+    let teams = rows(&out.join("teams.csv"));
+    for team in ["team-0", "team-1", "team-2"] {
+        let arrived = teams
+            .iter()
+            .find(|r| r["team"] == team && r["metric"] == "jobs_arrived")
+            .unwrap_or_else(|| panic!("{team} in teams.csv"));
+        assert_eq!(number(arrived, "mean"), 200.0, "{team}");
+    }
+    assert!(
+        !teams.iter().any(|r| r["team"] == "history"),
+        "the workload's own team is unused"
+    );
 }
 
 /// Seconds of Slurm's `[D-]HH:MM:SS`.

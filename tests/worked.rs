@@ -357,3 +357,238 @@ checkpointing = {checkpointing}
     assert!(on[0].row.checkpoint_gpu_hours > 0.0 && off[0].row.checkpoint_gpu_hours == 0.0);
     assert!(on[0].row.lost_gpu_hours < off[0].row.lost_gpu_hours);
 }
+
+/// One on-prem node of `gpus_per_node` GPUs that costs nothing.
+fn free_node(gpus_per_node: u32, nodes: u32) -> String {
+    format!(
+        r#"
+[[pool]]
+name = "node"
+type = "on_prem"
+gpu = "H100"
+gpus_per_node = {gpus_per_node}
+nodes = {nodes}
+capex_per_node = 0
+amortization_months = 1
+power_kw_per_node = 0
+pue = 1
+electricity_per_kwh = 0
+opex_per_node_month = 0
+"#
+    )
+}
+
+#[test]
+fn issue_10_waits_of_three_hours_are_three_hours() {
+    // A 20-GPU job holds the only (20-GPU) node from 0 to 3 h; nineteen 1-GPU jobs arrive at
+    // 0.001 h and start at 3 h: waits 0 and nineteen times 2.999 h. Nearest rank: p50 is the
+    // 10th of 20 waits, p95 the 19th: both 2.999 h (they were reported as 0.002 h before).
+    let units = run(&format!(
+        r#"
+[[workload]]
+name = "big"
+arrival_times_h = [0.0]
+gpus = 20
+duration_h = 3
+[[workload]]
+name = "small"
+arrival_times_h = [{}]
+gpus = 1
+duration_h = 1
+{}
+[[strategy]]
+name = "s"
+pools = ["node"]
+"#,
+        vec!["0.001"; 19].join(", "),
+        free_node(20, 1)
+    ));
+    let row = &units[0].row;
+    for (what, value) in [("p50", row.wait_p50_h), ("p95", row.wait_p95_h)] {
+        assert!((value - 2.999).abs() <= 2.999 * 5e-4, "{what} {value}");
+    }
+    assert!(close(row.wait_max_h, 2.999));
+    assert!(close(row.wait_mean_h, 19.0 * 2.999 / 20.0));
+    assert_eq!(row.jobs_unstarted, 0);
+    assert_eq!(row.wait_p95_lower_bound, 0.0);
+}
+
+#[test]
+fn easy_backfill_lets_short_jobs_pass_and_keeps_the_reserved_gpus() {
+    // One 8-GPU node. A (t=0, 6 GPUs, 10 h) runs 0-10. B (t=1, 8 GPUs, 5 h) cannot start: it
+    // gets the reservation, the whole node at 10 h. C (t=2, 2 GPUs, 3 h) ends at 5 <= 10, so
+    // it backfills: 2-5. D (t=6, 2 GPUs, 5 h) would end at 11 > 10 and only the reserved GPUs
+    // are free: it waits; B runs 10-15, then D 15-20.
+    //   backfill: starts 0, 10, 2, 15 (waits 0, 9, 0, 9).
+    //   first_fit: D takes the free GPUs at 6 (6-11) and delays B to 11.
+    //   fifo: C and D wait behind B: B 10-15, then C and D at 15.
+    let text = format!(
+        r#"
+[[workload]]
+name = "a"
+arrival_times_h = [0.0]
+gpus = 6
+duration_h = 10
+[[workload]]
+name = "b"
+arrival_times_h = [1.0]
+gpus = 8
+duration_h = 5
+[[workload]]
+name = "c"
+arrival_times_h = [2.0]
+gpus = 2
+duration_h = 3
+[[workload]]
+name = "d"
+arrival_times_h = [6.0]
+gpus = 2
+duration_h = 5
+{}
+[[strategy]]
+name = "backfill"
+pools = ["node"]
+queue = "backfill"
+[[strategy]]
+name = "first_fit"
+pools = ["node"]
+queue = "first_fit"
+[[strategy]]
+name = "fifo"
+pools = ["node"]
+queue = "fifo"
+"#,
+        free_node(8, 1)
+    );
+    let units = run(&text);
+    let starts = |s: usize| -> Vec<f64> { (0..4).map(|id| job(&units[s], id).start_h).collect() };
+    assert_eq!(starts(0), vec![0.0, 10.0, 2.0, 15.0], "backfill");
+    assert_eq!(starts(1), vec![0.0, 11.0, 2.0, 6.0], "first_fit");
+    assert_eq!(starts(2), vec![0.0, 10.0, 15.0, 15.0], "fifo");
+    // Two nodes, and E (t=0, 6 GPUs, 20 h) on the second: B's reservation holds only A's
+    // node (empty at 10 h, before E's at 20 h), so D may take the 2 GPUs free beside E at 6.
+    let two = text.replace(&free_node(8, 1), &free_node(8, 2)).replacen(
+        "[[workload]]\nname = \"b\"",
+        "[[workload]]\nname = \"e\"\narrival_times_h = [0.0]\ngpus = 6\nduration_h = 20\n[[workload]]\nname = \"b\"",
+        1,
+    );
+    let units = run(&two);
+    // Jobs in arrival order: A, E (both at 0, in workload order), B, C, D.
+    assert_eq!(
+        starts_of(&units[0]),
+        vec![0.0, 0.0, 10.0, 2.0, 6.0],
+        "backfill, two nodes"
+    );
+}
+
+fn starts_of(unit: &UnitResult) -> Vec<f64> {
+    let mut jobs: Vec<&JobRow> = unit.jobs.iter().collect();
+    jobs.sort_by_key(|j| j.job);
+    jobs.iter().map(|j| j.start_h).collect()
+}
+
+#[test]
+fn node_local_keeps_a_job_on_one_node_where_spread_splits_it() {
+    // Two 4-GPU nodes. A and B (t=0, 3 GPUs each, 10 h) take a node each (best fit puts B on
+    // the empty node, the only one with 3 free), leaving 1 GPU free on each. C (t=1, 2 GPUs,
+    // 1 h): node_local has no node with 2 free, so C waits until 10; spread takes 1 + 1 at 1.
+    let text = |placement: &str| {
+        format!(
+            r#"
+[[workload]]
+name = "ab"
+arrival_times_h = [0.0, 0.0]
+gpus = 3
+duration_h = 10
+[[workload]]
+name = "c"
+arrival_times_h = [1.0]
+gpus = 2
+duration_h = 1
+{}
+placement = "{placement}"
+[[strategy]]
+name = "s"
+pools = ["node"]
+queue = "backfill"
+"#,
+            free_node(4, 2)
+        )
+    };
+    let units = run(&text("node_local"));
+    assert_eq!(starts_of(&units[0]), vec![0.0, 0.0, 10.0]);
+    let units = run(&text("spread"));
+    assert_eq!(starts_of(&units[0]), vec![0.0, 0.0, 1.0]);
+    // A strategy's placement overrides its pools'.
+    let units = run(&text("spread").replace(
+        "queue = \"backfill\"",
+        "queue = \"backfill\"\nplacement = \"node_local\"",
+    ));
+    assert_eq!(starts_of(&units[0]), vec![0.0, 0.0, 10.0]);
+}
+
+#[test]
+fn workloads_and_teams_share_the_cost_of_what_they_used() {
+    // One on-demand 8-GPU node at 2 per GPU-hour, ready at once, released when idle, billed
+    // per second. X (team x, t=0, 4 GPUs, 2 h) and Y (team y, t=0, 2 GPUs, 1 h) share the node,
+    // which lives 0-2 h: 16 paid GPU-hours, 32. Busy: X 8, Y 2 GPU-hours.
+    //   unallocated (default): 2 per paid GPU-hour: X 16, Y 4, idle 12.
+    //   proportional: 32 / 10 per busy GPU-hour: X 25.6, Y 6.4, idle 0.
+    let text = |idle_cost: &str| {
+        format!(
+            r#"
+idle_cost = "{idle_cost}"
+[[workload]]
+name = "x"
+arrival_times_h = [0.0]
+gpus = 4
+duration_h = 2
+team = "tx"
+[[workload]]
+name = "y"
+arrival_times_h = [0.0]
+gpus = 2
+duration_h = 1
+team = "ty"
+[[pool]]
+name = "cloud"
+type = "on_demand"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 2
+provisioning_h = 0
+idle_timeout_h = 0
+billing_increment_s = 1
+billing_minimum_s = 1
+[[strategy]]
+name = "s"
+pools = ["cloud"]
+"#
+        )
+    };
+    for (idle_cost, x, y, idle) in [
+        ("unallocated", 16.0, 4.0, 12.0),
+        ("proportional", 25.6, 6.4, 0.0),
+    ] {
+        let units = run(&text(idle_cost));
+        let unit = &units[0];
+        assert!(close(unit.row.total_cost, 32.0), "{}", unit.row.total_cost);
+        let costs: Vec<f64> = unit.workloads.iter().map(|w| w.cost).collect();
+        assert!(
+            close(costs[0], x) && close(costs[1], y),
+            "{idle_cost}: {costs:?}"
+        );
+        let teams: Vec<f64> = unit.teams.iter().map(|t| t.cost).collect();
+        assert!(
+            close(teams[0], x) && close(teams[1], y),
+            "{idle_cost}: {teams:?}"
+        );
+        assert!(
+            close(unit.unallocated.cost, idle),
+            "{idle_cost}: {:?}",
+            unit.unallocated
+        );
+        assert!(close(unit.unallocated.gpu_hours_idle, 6.0));
+        assert!(close(unit.workloads[0].gpu_hours_busy, 8.0));
+    }
+}

@@ -9,35 +9,39 @@
 //! **Invariants:** no I/O; every random draw comes from a named stream of [`crate::rng`];
 //! busy GPU-hours never exceed paid GPU-hours; a job is in exactly one of: queued, running.
 
+pub mod accounts;
 pub mod billing;
 pub mod nodes;
 pub mod progress;
 pub mod queue;
 pub mod replay;
+pub mod reservation;
+pub mod waits;
 pub mod workload;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
-use hdrhistogram::Histogram;
 use rand::RngExt;
 use rand_distr::Exp1;
 
 use crate::engine::{self, EngineError, Limits, Sim};
 use crate::policies::{self, Candidate, PoolFacts, QueueKey};
-use crate::records::{JobRow, MonthTotals, PoolMonth, PoolRow, ReplicationRow, UnitResult};
+use crate::records::{
+    GroupRow, JobRow, MonthTotals, PoolMonth, PoolRow, ReplicationRow, Unallocated, UnitResult,
+};
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::trace::replay::NO_SPEC;
-use crate::scenario::{Config, Constrained, Pool, PoolKind, Strategy};
+use crate::scenario::{Config, Constrained, Placement, Pool, PoolKind, Strategy};
+use accounts::Accounts;
 use billing::OwnedMonth;
-use nodes::{NodeSet, NodeState};
+use nodes::{GangPlan, NodeSet, NodeState};
 use progress::RunPlan;
 use queue::{ClassKey, WaitQueue};
+use reservation::{NodeOutlook, Reservation};
 use workload::ArrivalClock;
 
-/// Waits are kept in a histogram of this resolution: 1/1000 h = 3.6 s.
-const WAIT_UNITS_PER_H: f64 = 1000.0;
 const NO_POOL: u16 = u16::MAX;
 
 /// Why a unit did not reach its horizon.
@@ -245,15 +249,58 @@ enum Tried {
     NoRoom,
     /// A shortfall refused a request: the job now has a retry timer of its own.
     Refused,
+    /// There is room, but only on what the reservation holds for an earlier job, and this one
+    /// would still run at its shadow time (a shorter job of the same class may fit).
+    Held,
 }
 
-enum Placement {
+/// What trying a job on one pool came to.
+enum OnPool {
     Placed,
     /// Not enough capacity now (no free GPUs, quota reached).
     NoCapacity,
     /// A node request was refused by a shortfall; the job retries this pool later.
     Refused,
+    /// Room only on what the reservation holds.
+    Held,
 }
+
+/// The reservation of EASY backfill: the first job of the last pass that found no room, and
+/// (once a later job needs to know) where and when it will start.
+#[derive(Debug, Clone)]
+struct Reserved {
+    slot: u32,
+    key: QueueKey,
+    /// The job's wait-queue class (which pools are open to it).
+    class: usize,
+    held: Held,
+}
+
+/// What a reservation holds. Working it out walks the runs of the pools, so it waits until a
+/// later job could start on a pool; in a full fleet, no job can, and it is never needed.
+#[derive(Debug, Clone)]
+enum Held {
+    Unknown,
+    /// Worked out when the nodes' changes were `changes`: while they and the job's class stay,
+    /// so does the reservation.
+    Known {
+        changes: u64,
+        on: Option<Holding>,
+    },
+}
+
+/// A reservation on one strategy pool.
+#[derive(Debug, Clone)]
+struct Holding {
+    pool: usize,
+    /// The pool's nodes' generation when worked out (stale once a node went down).
+    generation: u64,
+    reservation: Reservation,
+}
+
+/// Jobs a pass may turn away because of the reservation before it stops trying the rest of
+/// their classes (as Slurm's backfill bounds its work with `bf_max_job_test`).
+const HELD_PER_PASS_MAX: u32 = 100;
 
 struct WorkloadStream<'c> {
     clock: ArrivalClock,
@@ -310,6 +357,7 @@ struct Job {
     workload: u16,
     /// Its trace job ([`NO_SPEC`]: drawn from the workload's distributions).
     spec: u32,
+    team: u16,
     gpus: u32,
     arrival_h: f64,
     queued_h: f64,
@@ -342,18 +390,10 @@ struct Job {
     class: usize,
 }
 
+/// Figures of the strategy as a whole that no workload or team has.
 #[derive(Debug, Clone, Default)]
 struct Totals {
-    jobs_arrived: u64,
-    jobs_completed: u64,
-    wait_sum_h: f64,
-    waits: u64,
-    turnaround_sum_h: f64,
-    burst_jobs: u64,
-    deadline_misses: u64,
-    preemptions: u64,
     node_failures: u64,
-    lost_gpu_h: f64,
     checkpoint_gpu_h: f64,
 }
 
@@ -380,9 +420,14 @@ pub struct FleetSim<'c> {
     queue_steps: u64,
     scratch_nodes: Vec<u32>,
     scratch_jobs: Vec<u32>,
+    scratch_plan: GangPlan,
+    scratch_outlook: Vec<NodeOutlook>,
+    scratch_ends: Vec<(f64, u32)>,
+    /// EASY backfill: the reservation of the first job the last pass could not place.
+    reserved: Option<Reserved>,
     totals: Totals,
+    accounts: Accounts,
     months: Vec<MonthTotals>,
-    waits: Histogram<u64>,
     trace: Option<Vec<JobRow>>,
 }
 
@@ -453,7 +498,7 @@ impl<'c> FleetSim<'c> {
                         elastic: pool.is_elastic(),
                         spot: pool.is_spot(),
                     },
-                    nodes: NodeSet::new(pool.gpus_per_node),
+                    nodes: NodeSet::new(pool.gpus_per_node, strategy.placement_on(pool)),
                     constrained: false,
                     episodes_active: 0,
                     shortfalls,
@@ -489,9 +534,18 @@ impl<'c> FleetSim<'c> {
             has_elastic,
             scratch_nodes: Vec::new(),
             scratch_jobs: Vec::new(),
+            scratch_plan: GangPlan::default(),
+            scratch_outlook: Vec::new(),
+            scratch_ends: Vec::new(),
+            reserved: None,
             totals: Totals::default(),
+            accounts: Accounts::new(
+                config.workloads.len(),
+                config.teams.len(),
+                strategy.pools.len(),
+                config.calendar.months(),
+            ),
             months: vec![MonthTotals::default(); config.calendar.months()],
-            waits: Histogram::new(3).expect("3 significant digits are supported"),
             trace: trace.then(Vec::new),
         }
     }
@@ -592,7 +646,8 @@ impl<'c> FleetSim<'c> {
         self.next_job_id += 1;
         let counted = now_h >= self.config.warmup_h;
         if counted {
-            self.totals.jobs_arrived += 1;
+            self.accounts
+                .count(w, workload.team_idx_of(spec), |c| c.jobs_arrived += 1);
         }
         let slot = self.vacant_jobs.pop().unwrap_or_else(|| {
             self.jobs.push(Job {
@@ -600,6 +655,7 @@ impl<'c> FleetSim<'c> {
                 id: 0,
                 workload: 0,
                 spec: NO_SPEC,
+                team: 0,
                 gpus: 0,
                 arrival_h: 0.0,
                 queued_h: 0.0,
@@ -639,6 +695,7 @@ impl<'c> FleetSim<'c> {
         job.id = id;
         job.workload = w as u16;
         job.spec = spec;
+        job.team = workload.team_idx_of(spec) as u16;
         job.gpus = gpus;
         job.arrival_h = now_h;
         job.remaining_ref_h = duration_h;
@@ -655,15 +712,7 @@ impl<'c> FleetSim<'c> {
         job.retry_from_h.fill(0.0);
         job.key = QueueKey::new(self.strategy.queue, workload.priority, id, slot);
         self.start_waiting(slot, sim);
-        // The queue is settled (every waiting job was tried at the last change and nothing
-        // else changed since), so the newcomer is the only job that may start now; under fifo
-        // only if nobody is ahead of it.
-        let tried = if self.queue.is_empty() || policies::backfills(self.strategy.queue) {
-            self.no_capacity_gpus.fill(u32::MAX);
-            self.try_place(slot, sim)
-        } else {
-            Tried::NoRoom
-        };
+        let tried = self.try_newcomer(slot, sim);
         if tried != Tried::Placed {
             self.insert_waiting(slot, sim.now_h());
         }
@@ -672,6 +721,36 @@ impl<'c> FleetSim<'c> {
             self.pass_needed = true;
         }
         self.schedule_next_arrival(w, sim);
+    }
+
+    /// Tries a job that just arrived. The queue is settled (every waiting job was tried at the
+    /// last change and nothing else changed since), so the newcomer is the only job that may
+    /// start now: under `fifo` only if nobody is ahead of it; under EASY backfill if it does
+    /// not delay the reservation, and a newcomer ahead of the reserved job (by priority) that
+    /// cannot start takes the reservation over in a pass.
+    fn try_newcomer(&mut self, slot: u32, sim: &mut Sim<Event>) -> Tried {
+        let queue = self.strategy.queue;
+        let try_now = |sim: &mut Sim<Event>, model: &mut Self| {
+            model.no_capacity_gpus.fill(u32::MAX);
+            model.try_place(slot, sim)
+        };
+        if self.queue.is_empty() || (policies::backfills(queue) && !policies::reserves(queue)) {
+            return try_now(sim, self);
+        }
+        if !policies::backfills(queue) {
+            return Tried::NoRoom;
+        }
+        if self.reserved.is_some() && !self.reservation_current() {
+            // A node went down since the last pass: decide in a new one.
+            self.pass_needed = true;
+            return Tried::NoRoom;
+        }
+        let tried = try_now(sim, self);
+        let key = self.jobs[slot as usize].key;
+        if tried != Tried::Placed && self.reserved.as_ref().is_none_or(|r| key < r.key) {
+            self.pass_needed = true;
+        }
+        tried
     }
 
     /// The job (re-)enters the queue now: its burst threshold counts from here.
@@ -756,9 +835,14 @@ impl<'c> FleetSim<'c> {
     }
 
     /// Walks the queue in discipline order and places what can be placed. A class whose
-    /// first job finds no room is skipped for the rest of the pass.
+    /// first job finds no room is skipped for the rest of the pass. Under EASY backfill the
+    /// first job that finds no room gets the reservation; later jobs must not delay it.
     fn pass(&mut self, sim: &mut Sim<Event>) {
         self.pass_needed = false;
+        // Given to the first job of this pass that cannot start (kept as it was, if nothing
+        // changed since).
+        let previous = self.reserved.take();
+        let mut reserved_now = false;
         if self.queue.is_empty() {
             return;
         }
@@ -766,6 +850,8 @@ impl<'c> FleetSim<'c> {
         self.run_due_timers(now_h);
         self.no_capacity_gpus.fill(u32::MAX);
         let backfill = policies::backfills(self.strategy.queue);
+        let reserves = policies::reserves(self.strategy.queue);
+        let mut held_left = HELD_PER_PASS_MAX;
         self.queue.begin_pass();
         while let Some((key, class)) = self.queue.next_in_pass() {
             self.queue_steps += 1;
@@ -773,7 +859,41 @@ impl<'c> FleetSim<'c> {
                 Tried::Placed => self.queue.remove(class, key),
                 // A retry timer now blocks a pool for this job alone: it changes class.
                 Tried::Refused => self.reclass(key.slot, now_h),
-                Tried::NoRoom => self.queue.fail_class(class),
+                Tried::NoRoom => {
+                    if reserves && !reserved_now {
+                        reserved_now = true;
+                        let changes = self.nodes_changes();
+                        let held = match &previous {
+                            Some(r) if r.slot == key.slot && r.class == class => match &r.held {
+                                // Unless its start has come (then it must start now, or
+                                // something unforeseen happened).
+                                Held::Known { changes: c, on }
+                                    if *c == changes
+                                        && on
+                                            .as_ref()
+                                            .is_none_or(|h| h.reservation.shadow_h > now_h) =>
+                                {
+                                    r.held.clone()
+                                }
+                                _ => Held::Unknown,
+                            },
+                            _ => Held::Unknown,
+                        };
+                        self.reserved = Some(Reserved {
+                            slot: key.slot,
+                            key,
+                            class,
+                            held,
+                        });
+                    }
+                    self.queue.fail_class(class);
+                }
+                Tried::Held => {
+                    held_left = held_left.saturating_sub(1);
+                    if held_left == 0 {
+                        self.queue.fail_class(class);
+                    }
+                }
             }
             let placed = self.jobs[key.slot as usize].pool != NO_POOL;
             if !placed && !backfill {
@@ -791,71 +911,290 @@ impl<'c> FleetSim<'c> {
         let mut tried = Tried::NoRoom;
         for sp in 0..self.pools.len() {
             let job = &self.jobs[slot as usize];
-            if job.gpus >= self.no_capacity_gpus[sp] {
-                continue;
-            }
-            let candidate = Candidate {
-                workload: &self.config.workloads[job.workload as usize],
-                burst_due: job.burst_due,
-                preemptions: job.preemptions,
-                retry_from_h: job.retry_from_h[sp],
-            };
-            if !policies::may_try(self.strategy, candidate, self.pools[sp].facts, now_h) {
+            if job.gpus >= self.no_capacity_gpus[sp] || !self.may_try(slot, sp, now_h) {
                 continue;
             }
             match self.place_on(slot, sp, sim) {
-                Placement::Placed => return Tried::Placed,
-                Placement::NoCapacity => {
+                OnPool::Placed => return Tried::Placed,
+                OnPool::NoCapacity => {
                     let gpus = self.jobs[slot as usize].gpus;
                     self.no_capacity_gpus[sp] = self.no_capacity_gpus[sp].min(gpus);
                 }
-                Placement::Refused => tried = Tried::Refused,
+                OnPool::Refused => tried = Tried::Refused,
+                OnPool::Held if tried == Tried::NoRoom => tried = Tried::Held,
+                OnPool::Held => {}
             }
         }
         tried
     }
 
-    fn place_on(&mut self, slot: u32, sp: usize, sim: &mut Sim<Event>) -> Placement {
+    /// Whether the job may use strategy pool `sp` now (policies: GPU type, burst threshold,
+    /// retry timer, spot fallback).
+    fn may_try(&self, slot: u32, sp: usize, now_h: f64) -> bool {
+        let job = &self.jobs[slot as usize];
+        let candidate = Candidate {
+            workload: &self.config.workloads[job.workload as usize],
+            burst_due: job.burst_due,
+            preemptions: job.preemptions,
+            retry_from_h: job.retry_from_h[sp],
+        };
+        policies::may_try(self.strategy, candidate, self.pools[sp].facts, now_h)
+    }
+
+    fn place_on(&mut self, slot: u32, sp: usize, sim: &mut Sim<Event>) -> OnPool {
+        let mut plan = std::mem::take(&mut self.scratch_plan);
+        let outcome = self.place_by_plan(slot, sp, &mut plan, sim);
+        self.scratch_plan = plan;
+        outcome
+    }
+
+    fn place_by_plan(
+        &mut self,
+        slot: u32,
+        sp: usize,
+        plan: &mut GangPlan,
+        sim: &mut Sim<Event>,
+    ) -> OnPool {
         let now_h = sim.now_h();
         let gpus = self.jobs[slot as usize].gpus;
-        let state = &mut self.pools[sp];
-        let free = state.nodes.free_gpus;
-        if free < u64::from(gpus) {
-            let Some(elastic) = state.pool.elastic() else {
-                return Placement::NoCapacity;
-            };
-            let per_node = u64::from(state.pool.gpus_per_node);
-            let new_nodes = (u64::from(gpus) - free).div_ceil(per_node) as u32;
-            if elastic
-                .max_nodes
-                .is_some_and(|max| state.nodes.up_count() + new_nodes > max)
-            {
-                return Placement::NoCapacity;
-            }
-            if !self.request_nodes(sp, new_nodes, sim) {
-                let retry_h = elastic.availability.as_ref().map_or(0.0, |a| a.retry_h);
-                let retry_from_h = now_h + retry_h;
-                let job = &mut self.jobs[slot as usize];
-                job.retry_from_h[sp] = retry_from_h;
-                self.class_timers
-                    .push(Reverse((retry_from_h.to_bits(), slot, job.run)));
-                sim.schedule_at(retry_from_h, Event::Wake);
-                // Nodes granted before the refusal are idle now and may fit smaller gangs.
-                self.no_capacity_gpus[sp] = u32::MAX;
-                self.queue.unfail_all();
-                return Placement::Refused;
+        self.pools[sp].nodes.plan(gpus, &[], plan);
+        if !self.may_add_nodes(sp, plan.new_nodes.len(), 0) {
+            return OnPool::NoCapacity;
+        }
+        // Another job's reservation on this pool: a job still running at its shadow time may
+        // take only what the reservation leaves spare.
+        let mut runs_past_shadow = false;
+        if let Some(held) = self.reservation_on(sp, slot, now_h) {
+            let (shadow_h, extra, keep) = (held.shadow_h, held.extra_gpus, held.new_nodes as usize);
+            if self.planned_end_h(slot, sp, plan, now_h) > shadow_h {
+                runs_past_shadow = true;
+                let spare = std::mem::take(&mut self.holding_mut().reservation.spare);
+                self.pools[sp].nodes.plan(gpus, &spare, plan);
+                self.holding_mut().reservation.spare = spare;
+                let spread = self.pools[sp].nodes.placement == Placement::Spread;
+                if (spread && u64::from(gpus) > extra)
+                    || !self.may_add_nodes(sp, plan.new_nodes.len(), keep)
+                {
+                    return OnPool::Held;
+                }
             }
         }
-        let state = &mut self.pools[sp];
+        if !plan.new_nodes.is_empty() {
+            if !self.request_nodes(sp, plan.new_nodes.len() as u32, sim) {
+                self.refused(slot, sp, sim);
+                return OnPool::Refused;
+            }
+        } else {
+            self.scratch_nodes.clear();
+        }
+        // `request_nodes` left the new nodes in `scratch_nodes`.
+        let new_indexes = std::mem::take(&mut self.scratch_nodes);
         let job = &mut self.jobs[slot as usize];
-        state.nodes.allocate(gpus, slot, &mut job.alloc);
+        self.pools[sp]
+            .nodes
+            .commit(plan, &new_indexes, slot, &mut job.alloc);
+        self.scratch_nodes = new_indexes;
+        if runs_past_shadow {
+            self.hold_less(plan, gpus);
+        }
+        if self.reserved.as_ref().is_some_and(|r| r.slot == slot) {
+            self.reserved = None;
+        }
+        let state = &self.pools[sp];
+        let job = &self.jobs[slot as usize];
         let start_h = job
             .alloc
             .iter()
             .map(|(node, _)| state.nodes.nodes[*node as usize].ready_h)
             .fold(now_h, f64::max);
         self.start_run(slot, sp, start_h, sim);
-        Placement::Placed
+        OnPool::Placed
+    }
+
+    /// Whether pool `sp` may have `count` more nodes while keeping `keep` for a reservation.
+    fn may_add_nodes(&self, sp: usize, count: usize, keep: usize) -> bool {
+        if count == 0 {
+            return true;
+        }
+        let state = &self.pools[sp];
+        match state.pool.elastic() {
+            None => false,
+            Some(elastic) => elastic
+                .max_nodes
+                .is_none_or(|max| state.nodes.up_count() as usize + count + keep <= max as usize),
+        }
+    }
+
+    /// A shortfall refused a node request: the job asks this pool again after `retry_h`.
+    fn refused(&mut self, slot: u32, sp: usize, sim: &mut Sim<Event>) {
+        let elastic = self.pools[sp]
+            .pool
+            .elastic()
+            .expect("requests go to elastic pools");
+        let retry_h = elastic.availability.as_ref().map_or(0.0, |a| a.retry_h);
+        let retry_from_h = sim.now_h() + retry_h;
+        let job = &mut self.jobs[slot as usize];
+        job.retry_from_h[sp] = retry_from_h;
+        self.class_timers
+            .push(Reverse((retry_from_h.to_bits(), slot, job.run)));
+        sim.schedule_at(retry_from_h, Event::Wake);
+        // Nodes granted before the refusal are idle now and may fit smaller gangs.
+        self.no_capacity_gpus[sp] = u32::MAX;
+        self.queue.unfail_all();
+    }
+
+    // ---- EASY backfill's reservation ------------------------------------------------------
+
+    /// What the reservation holds on pool `sp`, if it holds anything there and is for another
+    /// job than `slot` (worked out now if no job needed it before).
+    fn reservation_on(&mut self, sp: usize, slot: u32, now_h: f64) -> Option<&Reservation> {
+        let reserved = self.reserved.as_ref()?;
+        if reserved.slot == slot {
+            return None;
+        }
+        if matches!(reserved.held, Held::Unknown) {
+            let (reserved_slot, changes) = (reserved.slot, self.nodes_changes());
+            let on = self.reserve(reserved_slot, now_h);
+            self.reserved.as_mut().expect("a reservation").held = Held::Known { changes, on };
+        }
+        match &self.reserved.as_ref()?.held {
+            Held::Known {
+                on: Some(holding), ..
+            } if holding.pool == sp => Some(&holding.reservation),
+            _ => None,
+        }
+    }
+
+    /// The reservation's holding, known to exist.
+    fn holding_mut(&mut self) -> &mut Holding {
+        match &mut self.reserved.as_mut().expect("a reservation").held {
+            Held::Known {
+                on: Some(holding), ..
+            } => holding,
+            _ => unreachable!("the reservation holds GPUs"),
+        }
+    }
+
+    /// Whether the reservation of the last pass still describes the nodes (none of the pool it
+    /// holds went down since it was worked out).
+    fn reservation_current(&self) -> bool {
+        match self.reserved.as_ref().map(|r| &r.held) {
+            Some(Held::Known {
+                on: Some(holding), ..
+            }) => self.pools[holding.pool].nodes.generation == holding.generation,
+            _ => true,
+        }
+    }
+
+    /// When a run of `slot` on `sp` as `plan` says would end, hours.
+    fn planned_end_h(&self, slot: u32, sp: usize, plan: &GangPlan, now_h: f64) -> f64 {
+        let state = &self.pools[sp];
+        let mut start_h = plan
+            .pieces
+            .iter()
+            .map(|(node, _)| state.nodes.nodes[*node as usize].ready_h)
+            .fold(now_h, f64::max);
+        if !plan.new_nodes.is_empty() {
+            let provisioning_h = state.pool.elastic().map_or(0.0, |e| e.provisioning_h);
+            start_h = start_h.max(now_h + provisioning_h);
+        }
+        start_h + self.run_plan(slot, sp, plan.nodes()).total_h()
+    }
+
+    /// A job running past the shadow time took `plan`: the reservation has that much less
+    /// to spare.
+    fn hold_less(&mut self, plan: &GangPlan, gpus: u32) {
+        let held = &mut self.holding_mut().reservation;
+        held.extra_gpus = held.extra_gpus.saturating_sub(u64::from(gpus));
+        for (node, taken) in &plan.pieces {
+            if let Some((_, spare)) = held.spare.iter_mut().find(|(n, _)| n == node) {
+                assert!(*taken <= *spare, "a job took GPUs the reservation holds");
+                *spare -= taken;
+            }
+        }
+    }
+
+    /// Changes of every pool's nodes so far.
+    fn nodes_changes(&self) -> u64 {
+        self.pools.iter().map(|p| p.nodes.changes).sum()
+    }
+
+    /// Works out a reservation for a job that found no room: on the pool where it can start
+    /// earliest, from the planned ends of the runs there (none if no open pool ever can).
+    fn reserve(&mut self, slot: u32, now_h: f64) -> Option<Holding> {
+        let gpus = self.jobs[slot as usize].gpus;
+        let mut best: Option<(usize, Reservation)> = None;
+        for sp in 0..self.pools.len() {
+            if !self.may_try(slot, sp, now_h) {
+                continue;
+            }
+            let state = &self.pools[sp];
+            let new_nodes_allowed = match state.pool.elastic() {
+                None => 0,
+                // Unlimited: a job is never short of room there.
+                Some(elastic) => match elastic.max_nodes {
+                    None => continue,
+                    Some(max) => max.saturating_sub(state.nodes.up_count()),
+                },
+            };
+            let (per_node, placement) = (state.pool.gpus_per_node, state.nodes.placement);
+            let (outlook, mut ends) = self.outlook(sp);
+            let found = reservation::reserve(
+                gpus,
+                per_node,
+                placement,
+                &outlook,
+                &mut ends,
+                new_nodes_allowed,
+                now_h,
+            );
+            self.scratch_outlook = outlook;
+            self.scratch_ends = ends;
+            if let Some(held) = found
+                && best
+                    .as_ref()
+                    .is_none_or(|(_, b)| held.shadow_h < b.shadow_h)
+            {
+                best = Some((sp, held));
+            }
+        }
+        best.map(|(sp, reservation)| Holding {
+            pool: sp,
+            generation: self.pools[sp].nodes.generation,
+            reservation,
+        })
+    }
+
+    /// Pool `sp`'s up nodes and the planned ends of the runs on them.
+    fn outlook(&mut self, sp: usize) -> (Vec<NodeOutlook>, Vec<(f64, u32)>) {
+        let mut outlook = std::mem::take(&mut self.scratch_outlook);
+        let mut ends = std::mem::take(&mut self.scratch_ends);
+        outlook.clear();
+        ends.clear();
+        let nodes = &self.pools[sp].nodes;
+        for &index in nodes.up_nodes() {
+            let node = &nodes.nodes[index as usize];
+            let first = ends.len();
+            for &job_slot in &node.jobs {
+                let job = &self.jobs[job_slot as usize];
+                let end_h = job.run_start_h + job.plan.total_h();
+                let gpus: u32 = job
+                    .alloc
+                    .iter()
+                    .filter(|(n, _)| *n == index)
+                    .map(|(_, g)| g)
+                    .sum();
+                ends.push((end_h, gpus));
+            }
+            outlook.push(NodeOutlook {
+                node: index,
+                free_gpus: node.free_gpus,
+                ready_h: node.ready_h,
+                first,
+                count: ends.len() - first,
+            });
+        }
+        (outlook, ends)
     }
 
     /// Requests `count` new nodes; false if a shortfall refused one (those granted stay).
@@ -908,14 +1247,13 @@ impl<'c> FleetSim<'c> {
         granted_all
     }
 
-    fn start_run(&mut self, slot: u32, sp: usize, start_h: f64, sim: &mut Sim<Event>) {
-        let config = self.config;
-        let state = &mut self.pools[sp];
-        let job = &mut self.jobs[slot as usize];
+    /// The run `slot` would make on pool `sp` spanning `nodes` nodes: restore, work and
+    /// checkpoint writes.
+    fn run_plan(&self, slot: u32, sp: usize, nodes: usize) -> RunPlan {
+        let state = &self.pools[sp];
+        let job = &self.jobs[slot as usize];
         let w = job.workload as usize;
-        let workload = &config.workloads[w];
-        let slowdown = state.slowdown[w];
-        let checkpoint = workload
+        let checkpoint = self.config.workloads[w]
             .checkpoint_of(job.spec)
             .filter(|_| self.strategy.checkpointing);
         let restore_h = match checkpoint {
@@ -923,13 +1261,19 @@ impl<'c> FleetSim<'c> {
             _ => 0.0,
         };
         // A gang is interrupted when any of its nodes is: its MTBF shrinks with its node count.
-        let gang_mtbf_h = state.node_mtbf_h / job.alloc.len() as f64;
-        job.plan = RunPlan {
+        let gang_mtbf_h = state.node_mtbf_h / nodes as f64;
+        RunPlan {
             restore_h,
-            work_h: job.remaining_ref_h * slowdown,
+            work_h: job.remaining_ref_h * state.slowdown[w],
             every_h: checkpoint.map_or(f64::INFINITY, |c| c.interval_h(gang_mtbf_h)),
             write_h: checkpoint.map_or(0.0, |c| c.write_h),
-        };
+        }
+    }
+
+    fn start_run(&mut self, slot: u32, sp: usize, start_h: f64, sim: &mut Sim<Event>) {
+        let plan = self.run_plan(slot, sp, self.jobs[slot as usize].alloc.len());
+        let job = &mut self.jobs[slot as usize];
+        job.plan = plan;
         job.run = job.run.wrapping_add(1);
         job.pool = sp as u16;
         job.run_start_h = start_h;
@@ -949,10 +1293,11 @@ impl<'c> FleetSim<'c> {
         job.last_pool = job.pool;
         let state = &mut self.pools[job.pool as usize];
         state.counters.jobs_started += 1;
+        let (w, team) = (job.workload as usize, job.team as usize);
         if state.facts.elastic && !job.burst {
             job.burst = true;
             if job.counted {
-                self.totals.burst_jobs += 1;
+                self.accounts.count(w, team, |c| c.burst_jobs += 1);
             }
         }
         if !job.first_start_h.is_nan() {
@@ -962,13 +1307,10 @@ impl<'c> FleetSim<'c> {
         job.first_start_h = start_h;
         if job.counted && start_h <= self.config.horizon_h {
             let wait_h = start_h - job.arrival_h;
-            self.totals.wait_sum_h += wait_h;
-            self.totals.waits += 1;
+            self.accounts.count(w, team, |c| c.waits.record(wait_h));
             let month = &mut self.months[self.config.calendar.month_of(start_h)];
             month.wait_sum_h += wait_h;
             month.waits += 1;
-            self.waits
-                .saturating_record(round_to_u64(wait_h * WAIT_UNITS_PER_H));
         }
     }
 
@@ -984,22 +1326,28 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    /// Adds busy GPU-hours of a job's run on pool `sp` over `[from_h, to_h)`.
-    fn account_busy(&mut self, sp: usize, gpus: u32, from_h: f64, to_h: f64) {
+    /// Adds busy GPU-hours of a job's run on its pool over `[from_h, to_h)`.
+    fn account_busy(&mut self, slot: u32, from_h: f64, to_h: f64) {
         let to_h = to_h.min(self.config.horizon_h);
         if to_h <= from_h {
             return;
         }
-        let gpus = f64::from(gpus);
+        let job = &self.jobs[slot as usize];
+        let (sp, w, team) = (job.pool as usize, job.workload as usize, job.team as usize);
+        let gpus = f64::from(job.gpus);
         let state = &mut self.pools[sp];
         let months = &mut self.months;
+        let (group_months, group_busy) = self.accounts.busy(w, team);
+        let group_months = &mut group_months[sp * months.len()..(sp + 1) * months.len()];
         self.config
             .calendar
             .split_by_month(from_h, to_h, |m, hours| {
                 months[m].gpu_hours_busy += gpus * hours;
                 state.by_month[m].gpu_hours_busy += gpus * hours;
+                group_months[m] += gpus * hours;
             });
         state.counters.gpu_hours_busy += gpus * (to_h - from_h);
+        *group_busy += gpus * (to_h - from_h);
     }
 
     /// Gives back a job's GPUs; idle elastic nodes start their idle timeout.
@@ -1042,7 +1390,7 @@ impl<'c> FleetSim<'c> {
         let job = &self.jobs[slot as usize];
         let sp = job.pool as usize;
         let (gpus, from_h, checkpoint_h) = (job.gpus, job.run_start_h, job.plan.checkpoint_h());
-        self.account_busy(sp, gpus, from_h, now_h);
+        self.account_busy(slot, from_h, now_h);
         self.totals.checkpoint_gpu_h += f64::from(gpus) * checkpoint_h;
         let rate = self.pools[sp].job_rate_per_gpu_h;
         self.free_alloc(slot, sim);
@@ -1050,13 +1398,16 @@ impl<'c> FleetSim<'c> {
         job.cost += f64::from(gpus) * (now_h - from_h) * rate;
         job.pool = NO_POOL;
         if job.counted {
-            self.totals.jobs_completed += 1;
-            self.totals.turnaround_sum_h += now_h - job.arrival_h;
-            self.months[self.config.calendar.month_of(now_h)].jobs_completed += 1;
+            let turnaround_h = now_h - job.arrival_h;
             let deadline = self.config.workloads[job.workload as usize].deadline_h;
-            if deadline.is_some_and(|d| now_h - job.arrival_h > d) {
-                self.totals.deadline_misses += 1;
-            }
+            let missed = u64::from(deadline.is_some_and(|d| turnaround_h > d));
+            self.accounts
+                .count(job.workload as usize, job.team as usize, |c| {
+                    c.jobs_completed += 1;
+                    c.turnaround_sum_h += turnaround_h;
+                    c.deadline_misses += missed;
+                });
+            self.months[self.config.calendar.month_of(now_h)].jobs_completed += 1;
         }
         self.trace_job(slot, now_h);
         self.jobs[slot as usize].in_use = false;
@@ -1083,10 +1434,12 @@ impl<'c> FleetSim<'c> {
             job.spec,
             self.pools[sp].job_rate_per_gpu_h,
         );
+        let team = job.team as usize;
         let slowdown = self.pools[sp].slowdown[workload];
-        self.account_busy(sp, gpus, from_h, now_h);
+        self.account_busy(slot, from_h, now_h);
         let gpus_f = f64::from(gpus);
-        self.totals.lost_gpu_h += gpus_f * outcome.lost_h;
+        self.accounts
+            .count(workload, team, |c| c.lost_gpu_h += gpus_f * outcome.lost_h);
         self.totals.checkpoint_gpu_h += gpus_f * outcome.checkpoint_h;
         self.free_alloc(slot, sim);
         let has_checkpoint = self.strategy.checkpointing
@@ -1108,7 +1461,7 @@ impl<'c> FleetSim<'c> {
             match cause {
                 Cause::Preemption => {
                     job.preemptions += 1;
-                    self.totals.preemptions += 1;
+                    self.accounts.count(workload, team, |c| c.preemptions += 1);
                     self.pools[sp].counters.preemptions += 1;
                 }
                 Cause::NodeFailure => {
@@ -1376,11 +1729,16 @@ impl<'c> FleetSim<'c> {
             replication: self.replication,
             job: job.id,
             workload: self.config.workloads[job.workload as usize].name.clone(),
+            team: self.config.teams[job.team as usize].clone(),
             gpus: job.gpus,
             arrival_h: job.arrival_h,
             start_h: job.first_start_h,
             end_h,
-            wait_h: job.first_start_h - job.arrival_h,
+            wait_h: if job.first_start_h.is_nan() {
+                self.config.horizon_h - job.arrival_h
+            } else {
+                job.first_start_h - job.arrival_h
+            },
             pool,
             preemptions: job.preemptions,
             lost_gpu_hours: job.lost_gpu_h,
@@ -1403,16 +1761,26 @@ impl<'c> FleetSim<'c> {
                 let job = &self.jobs[slot as usize];
                 let (sp, gpus, from_h) = (job.pool as usize, job.gpus, job.run_start_h);
                 let partial = job.plan.interrupted_after(horizon_h - from_h);
-                self.account_busy(sp, gpus, from_h, horizon_h);
+                self.account_busy(slot, from_h, horizon_h);
                 self.totals.checkpoint_gpu_h += f64::from(gpus) * partial.checkpoint_h;
                 let rate = self.pools[sp].job_rate_per_gpu_h;
                 let job = &mut self.jobs[slot as usize];
                 job.cost += f64::from(gpus) * (horizon_h - from_h).max(0.0) * rate;
             }
             let job = &self.jobs[slot as usize];
-            let deadline = config.workloads[job.workload as usize].deadline_h;
-            if job.counted && deadline.is_some_and(|d| horizon_h - job.arrival_h > d) {
-                self.totals.deadline_misses += 1;
+            if job.counted {
+                let waited_h = horizon_h - job.arrival_h;
+                let deadline = config.workloads[job.workload as usize].deadline_h;
+                let missed = u64::from(deadline.is_some_and(|d| waited_h > d));
+                // Not started by the horizon: its wait so far is a lower bound of its wait.
+                let unstarted = job.first_start_h.is_nan();
+                self.accounts
+                    .count(job.workload as usize, job.team as usize, |c| {
+                        c.deadline_misses += missed;
+                        if unstarted {
+                            c.waits.record_censored(waited_h);
+                        }
+                    });
             }
             self.trace_job(slot, f64::NAN);
         }
@@ -1454,40 +1822,40 @@ impl<'c> FleetSim<'c> {
 
     fn rows(self, events: u64) -> UnitResult {
         let strategy_name = &self.strategy.name;
-        let totals = &self.totals;
+        let pool_months: Vec<Vec<PoolMonth>> =
+            self.pools.iter().map(|p| p.by_month.clone()).collect();
+        let totals = self.accounts.totals(&pool_months, self.config.idle_cost);
+        let all = &totals.all;
         let month_sum = |f: fn(&MonthTotals) -> f64| self.months.iter().map(f).sum::<f64>();
         let busy: f64 = self.pools.iter().map(|p| p.counters.gpu_hours_busy).sum();
         let paid: f64 = self.pools.iter().map(|p| p.counters.gpu_hours_paid).sum();
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
-        let wait_quantile = |q: f64| {
-            if self.waits.is_empty() {
-                f64::NAN
-            } else {
-                self.waits.value_at_quantile(q) as f64 / WAIT_UNITS_PER_H
-            }
+        let waits = &all.waits;
+        let [p50_h, p90_h, p95_h, p99_h] = waits.percentiles_h(&[500, 900, 950, 990])[..] else {
+            unreachable!("four percentiles")
         };
         let row = ReplicationRow {
             strategy: strategy_name.clone(),
             replication: self.replication,
             total_cost: month_sum(MonthTotals::cost),
             total_cost_cash: month_sum(MonthTotals::cost_cash),
-            jobs_arrived: totals.jobs_arrived,
-            jobs_completed: totals.jobs_completed,
-            jobs_unfinished: totals.jobs_arrived - totals.jobs_completed,
-            wait_mean_h: ratio(totals.wait_sum_h, totals.waits as f64),
-            wait_p95_h: wait_quantile(0.95),
-            turnaround_mean_h: ratio(totals.turnaround_sum_h, totals.jobs_completed as f64),
+            jobs_arrived: all.jobs_arrived,
+            jobs_completed: all.jobs_completed,
+            jobs_unfinished: all.jobs_arrived - all.jobs_completed,
+            wait_mean_h: waits.mean_h(),
+            wait_p95_h: p95_h,
+            turnaround_mean_h: ratio(all.turnaround_sum_h, all.jobs_completed as f64),
             gpu_hours_busy: busy,
             gpu_hours_paid: paid,
             utilization: ratio(busy, paid),
-            preemptions: totals.preemptions,
-            lost_gpu_hours: totals.lost_gpu_h,
-            checkpoint_gpu_hours: totals.checkpoint_gpu_h,
-            burst_jobs: totals.burst_jobs,
+            preemptions: all.preemptions,
+            lost_gpu_hours: all.lost_gpu_h,
+            checkpoint_gpu_hours: self.totals.checkpoint_gpu_h,
+            burst_jobs: all.burst_jobs,
             failed_requests: self.pools.iter().map(|p| p.counters.failed_requests).sum(),
-            deadline_misses: totals.deadline_misses,
-            wait_p50_h: wait_quantile(0.5),
-            node_failures: totals.node_failures,
+            deadline_misses: all.deadline_misses,
+            wait_p50_h: p50_h,
+            node_failures: self.totals.node_failures,
             cost_capital: month_sum(|m| m.cost_capital),
             cost_capital_cash: month_sum(|m| m.cost_capital_cash),
             cost_energy: month_sum(|m| m.cost_energy),
@@ -1496,6 +1864,11 @@ impl<'c> FleetSim<'c> {
             cost_on_demand: month_sum(|m| m.cost_on_demand),
             cost_spot: month_sum(|m| m.cost_spot),
             break_even_months: f64::NAN,
+            jobs_unstarted: waits.censored(),
+            wait_p90_h: p90_h,
+            wait_p99_h: p99_h,
+            wait_max_h: waits.max_h(),
+            wait_p95_lower_bound: accounts::flag(waits.is_lower_bound(950)),
         };
         let pools = self
             .pools
@@ -1527,6 +1900,7 @@ impl<'c> FleetSim<'c> {
             .iter()
             .map(|state| state.by_month.clone())
             .collect();
+        let (workloads, teams, unallocated) = group_rows(&totals, row.total_cost, paid - busy);
         let mut jobs = self.trace.unwrap_or_default();
         jobs.sort_by_key(|row| row.job);
         UnitResult {
@@ -1536,10 +1910,39 @@ impl<'c> FleetSim<'c> {
             pools,
             months: self.months,
             pool_months,
+            workloads,
+            teams,
+            unallocated,
             jobs,
             events,
         }
     }
+}
+
+/// Rows per workload and per team, with their cost shares, and what is left unallocated:
+/// the rest of the strategy's cost, and its idle paid GPU-hours.
+fn group_rows(
+    totals: &accounts::Totals,
+    total_cost: f64,
+    gpu_hours_idle: f64,
+) -> (Vec<GroupRow>, Vec<GroupRow>, Unallocated) {
+    let rows = |counts: &[accounts::JobCounts], costs: &[f64]| -> Vec<GroupRow> {
+        counts
+            .iter()
+            .zip(costs)
+            .map(|(c, cost)| c.row(*cost))
+            .collect()
+    };
+    let unallocated = Unallocated {
+        // Workload and team shares sum to the same.
+        cost: total_cost - totals.workload_costs.iter().sum::<f64>(),
+        gpu_hours_idle,
+    };
+    (
+        rows(&totals.workloads, &totals.workload_costs),
+        rows(&totals.teams, &totals.team_costs),
+        unallocated,
+    )
 }
 
 fn add_owned(
@@ -1561,19 +1964,6 @@ fn add_owned(
     pool_month.gpu_hours_paid += owned.paid_gpu_h;
     pool_month.cost += owned.capital + running;
     pool_month.cost_cash += owned.capital_cash + running;
-}
-
-/// `x.round() as u64`, bit for bit, without the libm call that `round` is on x86-64 without
-/// SSE4.1 (the default target): it cost a quarter of the wait histogram's recording.
-fn round_to_u64(x: f64) -> u64 {
-    // Saturating truncation (NaN and negatives give 0); below 2^53 the fraction `x - t` is
-    // exact, and above it `x` is a whole number.
-    let t = x as u64;
-    if x - t as f64 >= 0.5 {
-        t.saturating_add(1)
-    } else {
-        t
-    }
 }
 
 /// The hourly rate per GPU at which a job's use of a pool is costed in `jobs.csv`: the price
@@ -1643,37 +2033,6 @@ impl engine::Model for FleetSim<'_> {
         }
         if self.pass_needed {
             self.pass(sim);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn round_to_u64_is_round_then_cast() {
-        let specials = [
-            -1.5,
-            -0.5,
-            -0.0,
-            0.0,
-            0.499_999_999_999_999_94,
-            0.5,
-            1.5,
-            2.5,
-            4_503_599_627_370_495.5, // 2^52 - 0.5
-            9_007_199_254_740_993.0, // Above 2^53.
-            1.8e19,
-            2e19,
-            f64::MAX,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-        ];
-        let steps = (0..20_000).map(|i| f64::from(i) * 0.000_25 * 1000.0 / 7.0);
-        for x in specials.into_iter().chain(steps) {
-            assert_eq!(round_to_u64(x), x.round() as u64, "{x}");
         }
     }
 }

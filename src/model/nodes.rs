@@ -1,9 +1,11 @@
 //! The nodes of one pool and which of their GPUs are free.
 //!
 //! Up nodes are kept in buckets by their number of free GPUs, so a gang finds its GPUs in
-//! O(GPUs per node) steps whatever the pool's size: whole empty nodes for the multiples of a
-//! node, then the fullest node that still fits the rest (best fit keeps nodes whole for later
-//! gangs and lets idle elastic nodes drain).
+//! O(GPUs per node) steps whatever the pool's size. Placing a gang is two steps: [`NodeSet::plan`]
+//! says where it would go (and how many new nodes an elastic pool would need), without
+//! changing anything; [`NodeSet::commit`] takes the GPUs.
+
+use crate::scenario::Placement;
 
 /// A node's place in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +39,12 @@ pub struct Node {
 #[derive(Debug, Clone)]
 pub struct NodeSet {
     pub gpus_per_node: u32,
+    pub placement: Placement,
+    /// Bumped whenever a node comes up or goes down, so a reservation computed on the nodes
+    /// as they were can tell it is stale.
+    pub generation: u64,
+    /// Bumped at every change of the nodes or of their free GPUs: equal counts, equal pool.
+    pub changes: u64,
     pub nodes: Vec<Node>,
     /// Slots of absent nodes that may be reused (elastic pools).
     vacant: Vec<u32>,
@@ -50,11 +58,34 @@ pub struct NodeSet {
 
 const NOWHERE: u32 = u32::MAX;
 
+/// Where a gang would go (see [`NodeSet::plan`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GangPlan {
+    /// `(node, GPUs)` on up nodes.
+    pub pieces: Vec<(u32, u32)>,
+    /// GPUs on each new node an elastic pool would have to request.
+    pub new_nodes: Vec<u32>,
+}
+
+impl GangPlan {
+    pub fn clear(&mut self) {
+        self.pieces.clear();
+        self.new_nodes.clear();
+    }
+    /// Nodes the gang spans.
+    pub fn nodes(&self) -> usize {
+        self.pieces.len() + self.new_nodes.len()
+    }
+}
+
 impl NodeSet {
-    pub fn new(gpus_per_node: u32) -> Self {
+    pub fn new(gpus_per_node: u32, placement: Placement) -> Self {
         assert!(gpus_per_node > 0, "a node has GPUs");
         Self {
             gpus_per_node,
+            placement,
+            generation: 0,
+            changes: 0,
             nodes: Vec::new(),
             vacant: Vec::new(),
             by_free: vec![Vec::new(); gpus_per_node as usize + 1],
@@ -104,6 +135,8 @@ impl NodeSet {
         );
         node.state = NodeState::Up;
         node.free_gpus = self.gpus_per_node;
+        self.generation += 1;
+        self.changes += 1;
         node.up_pos = self.up.len() as u32;
         self.up.push(index);
         self.free_gpus += u64::from(self.gpus_per_node);
@@ -127,6 +160,8 @@ impl NodeSet {
             self.nodes[*moved as usize].up_pos = up_pos as u32;
         }
         self.free_gpus -= u64::from(self.gpus_per_node);
+        self.generation += 1;
+        self.changes += 1;
         let node = &mut self.nodes[index as usize];
         node.up_pos = NOWHERE;
         node.free_gpus = 0;
@@ -136,45 +171,140 @@ impl NodeSet {
         }
     }
 
-    /// Takes `gpus` free GPUs for job `job`, appending `(node, gpus)` pieces to `alloc`.
-    /// The caller has checked that enough GPUs are free.
-    pub fn allocate(&mut self, gpus: u32, job: u32, alloc: &mut Vec<(u32, u32)>) {
-        assert!(
-            u64::from(gpus) <= self.free_gpus,
-            "allocating more GPUs than are free"
+    /// Where a gang of `gpus` GPUs would go now: pieces on up nodes and, for what they
+    /// cannot hold, GPUs on new nodes still to be requested. `spare` limits the listed nodes
+    /// to that many of their free GPUs (a reservation's holds); other nodes are unrestricted.
+    ///
+    /// `NodeLocal`: whole empty nodes for each multiple of a node (the last ones of the
+    /// bucket, LIFO), then the rest on one node, the fullest that fits (best fit keeps nodes
+    /// whole for later gangs and lets idle elastic nodes drain). `Spread`: whole empty nodes
+    /// while a node's worth is needed, then the fullest partial node that fits the rest, else
+    /// the fullest partial nodes from the largest.
+    pub fn plan(&mut self, gpus: u32, spare: &[(u32, u32)], plan: &mut GangPlan) {
+        plan.clear();
+        match self.placement {
+            Placement::NodeLocal => self.plan_node_local(gpus, spare, plan),
+            Placement::Spread => self.plan_spread(gpus, spare, plan),
+        }
+        debug_assert_eq!(
+            plan.pieces.iter().map(|p| p.1).sum::<u32>() + plan.new_nodes.iter().sum::<u32>(),
+            gpus
         );
+    }
+
+    /// Free GPUs of `node` a gang may take under `spare`.
+    fn usable(&self, index: u32, spare: &[(u32, u32)]) -> u32 {
+        let free = self.nodes[index as usize].free_gpus;
+        spare
+            .iter()
+            .find(|(node, _)| *node == index)
+            .map_or(free, |(_, spare)| free.min(*spare))
+    }
+
+    /// The last node of bucket `free` not yet in `plan` with at least `need` usable GPUs.
+    fn pick(&self, free: u32, need: u32, spare: &[(u32, u32)], plan: &GangPlan) -> Option<u32> {
+        self.by_free[free as usize]
+            .iter()
+            .rev()
+            .copied()
+            .find(|n| !plan.pieces.iter().any(|(p, _)| p == n) && self.usable(*n, spare) >= need)
+    }
+
+    fn plan_node_local(&self, gpus: u32, spare: &[(u32, u32)], plan: &mut GangPlan) {
+        let per_node = self.gpus_per_node;
+        for _ in 0..gpus / per_node {
+            match self.pick(per_node, per_node, spare, plan) {
+                Some(node) => plan.pieces.push((node, per_node)),
+                None => plan.new_nodes.push(per_node),
+            }
+        }
+        let rest = gpus % per_node;
+        if rest > 0 {
+            match (rest..=per_node).find_map(|free| self.pick(free, rest, spare, plan)) {
+                Some(node) => plan.pieces.push((node, rest)),
+                None => plan.new_nodes.push(rest),
+            }
+        }
+    }
+
+    fn plan_spread(&self, gpus: u32, spare: &[(u32, u32)], plan: &mut GangPlan) {
         let per_node = self.gpus_per_node;
         let mut need = gpus;
         while need > 0 {
-            let bucket = if need >= per_node {
-                // A whole empty node, else the fullest partial ones from the largest.
+            let whole = need >= per_node;
+            // A whole empty node, else the fullest partial ones from the largest; for a rest
+            // smaller than a node, the fullest node that fits it, else the largest partial.
+            let found = if whole {
                 (1..=per_node)
                     .rev()
-                    .find(|k| !self.by_free[*k as usize].is_empty())
+                    .find_map(|k| self.pick(k, 1, spare, plan))
             } else {
                 (need..=per_node)
-                    .find(|k| !self.by_free[*k as usize].is_empty())
-                    .or_else(|| {
-                        (1..need)
-                            .rev()
-                            .find(|k| !self.by_free[*k as usize].is_empty())
-                    })
-            }
-            .expect("enough free GPUs");
-            let index = *self.by_free[bucket as usize]
-                .last()
-                .expect("non-empty bucket");
-            let take = need.min(bucket);
-            self.remove_bucket(index);
-            let node = &mut self.nodes[index as usize];
-            node.free_gpus -= take;
-            node.idle_epoch = node.idle_epoch.wrapping_add(1);
-            node.jobs.push(job);
-            self.free_gpus -= u64::from(take);
-            self.insert_bucket(index);
-            alloc.push((index, take));
+                    .find_map(|k| self.pick(k, need, spare, plan))
+                    .or_else(|| (1..need).rev().find_map(|k| self.pick(k, 1, spare, plan)))
+            };
+            let Some(node) = found else { break };
+            let take = need.min(self.usable(node, spare));
+            plan.pieces.push((node, take));
             need -= take;
         }
+        while need > 0 {
+            let take = need.min(per_node);
+            plan.new_nodes.push(take);
+            need -= take;
+        }
+    }
+
+    /// Gives job `job` the GPUs of `plan`: its pieces, and its new nodes on `new_indexes`
+    /// (just brought up, in order). Appends `(node, gpus)` to `alloc`.
+    pub fn commit(
+        &mut self,
+        plan: &GangPlan,
+        new_indexes: &[u32],
+        job: u32,
+        alloc: &mut Vec<(u32, u32)>,
+    ) {
+        assert_eq!(
+            new_indexes.len(),
+            plan.new_nodes.len(),
+            "one new node per planned new node"
+        );
+        let new = new_indexes
+            .iter()
+            .copied()
+            .zip(plan.new_nodes.iter().copied());
+        for (index, take) in plan.pieces.iter().copied().chain(new) {
+            self.take_gpus(index, take, job);
+            alloc.push((index, take));
+        }
+    }
+
+    fn take_gpus(&mut self, index: u32, take: u32, job: u32) {
+        let node = &self.nodes[index as usize];
+        assert!(
+            node.state == NodeState::Up,
+            "taking GPUs of node {index} that is not up"
+        );
+        assert!(
+            take <= node.free_gpus,
+            "taking more GPUs than node {index} has free"
+        );
+        self.remove_bucket(index);
+        let node = &mut self.nodes[index as usize];
+        node.free_gpus -= take;
+        node.idle_epoch = node.idle_epoch.wrapping_add(1);
+        node.jobs.push(job);
+        self.free_gpus -= u64::from(take);
+        self.changes += 1;
+        self.insert_bucket(index);
+    }
+
+    /// Plans and commits a gang that fits the up nodes now (tests).
+    pub fn allocate(&mut self, gpus: u32, job: u32, alloc: &mut Vec<(u32, u32)>) {
+        let mut plan = GangPlan::default();
+        self.plan(gpus, &[], &mut plan);
+        assert!(plan.new_nodes.is_empty(), "the gang fits the up nodes");
+        self.commit(&plan, &[], job, alloc);
     }
 
     /// Gives back the GPUs of `job` on `node`. Returns true when the node became idle.
@@ -198,6 +328,7 @@ impl NodeSet {
             "node {index} has too many free GPUs"
         );
         self.free_gpus += u64::from(gpus);
+        self.changes += 1;
         self.insert_bucket(index);
         self.nodes[index as usize].free_gpus == self.gpus_per_node
     }
@@ -250,7 +381,11 @@ mod tests {
     use super::*;
 
     fn pool(nodes: u32, per_node: u32) -> NodeSet {
-        let mut set = NodeSet::new(per_node);
+        pool_placed(nodes, per_node, Placement::NodeLocal)
+    }
+
+    fn pool_placed(nodes: u32, per_node: u32, placement: Placement) -> NodeSet {
+        let mut set = NodeSet::new(per_node, placement);
         for _ in 0..nodes {
             let index = set.add_slot();
             set.bring_up(index);
@@ -296,16 +431,86 @@ mod tests {
     }
 
     #[test]
-    fn gangs_span_fragments_when_no_node_is_whole() {
+    fn spread_gangs_span_fragments_when_no_node_is_whole() {
+        let mut set = pool_placed(2, 4, Placement::Spread);
+        let mut alloc = vec![];
+        set.allocate(2, 0, &mut alloc);
+        let first = alloc[0].0;
+        alloc.clear();
+        // Best fit puts the second pair on the same node: one full, one empty.
+        set.allocate(2, 1, &mut alloc);
+        assert_eq!(alloc, vec![(first, 2)]);
+        let other = 1 - first;
+        alloc.clear();
+        set.allocate(1, 2, &mut alloc);
+        assert_eq!(alloc, vec![(other, 1)]);
+        // 3 free on one node: a 3-GPU gang fits; then 1 GPU on each... spread takes pieces.
+        let mut plan = GangPlan::default();
+        set.plan(4, &[], &mut plan);
+        assert_eq!(plan.pieces, vec![(other, 3)]);
+        assert_eq!(plan.new_nodes, vec![1], "the missing GPU on a new node");
+        set.check();
+    }
+
+    #[test]
+    fn node_local_keeps_a_small_job_on_one_node() {
+        // Two 4-GPU nodes with 2 free each: a 4-GPU job does not fit (spread would split it).
         let mut set = pool(2, 4);
         let mut alloc = vec![];
         set.allocate(2, 0, &mut alloc);
-        set.allocate(2, 1, &mut alloc);
-        // Two nodes with 2 free each... or one full node and one empty, depending on best fit.
+        let first = alloc[0].0;
         alloc.clear();
-        set.allocate(4, 2, &mut alloc);
-        assert_eq!(alloc.iter().map(|(_, g)| g).sum::<u32>(), 4);
-        assert_eq!(set.free_gpus, 0);
+        let mut plan = GangPlan::default();
+        set.plan(2, &[], &mut plan);
+        assert_eq!(
+            plan.pieces,
+            vec![(first, 2)],
+            "best fit: the partly used node"
+        );
+        // Take 2 on the other node instead, by holding the first.
+        set.plan(2, &[(first, 0)], &mut plan);
+        let second = 1 - first;
+        assert_eq!(plan.pieces, vec![(second, 2)]);
+        set.commit(&plan, &[], 1, &mut alloc);
+        set.plan(4, &[], &mut plan);
+        assert!(plan.pieces.is_empty());
+        assert_eq!(plan.new_nodes, vec![4], "one new node for the whole job");
+        let mut spread = pool_placed(2, 4, Placement::Spread);
+        spread.allocate(2, 0, &mut alloc);
+        spread.plan(2, &[(first, 0)], &mut plan);
+        spread.commit(&plan, &[], 1, &mut alloc);
+        spread.plan(4, &[], &mut plan);
+        assert_eq!(plan.pieces.len(), 2, "spread splits it 2 + 2");
+        set.check();
+    }
+
+    #[test]
+    fn node_local_gangs_take_whole_nodes_and_one_node_for_the_rest() {
+        // 4 nodes of 8; node a has 5 free, b has 3 free, c and d are empty. A 12-GPU gang:
+        // one whole node (the last empty one) plus 4 on the fullest node that fits (a: 5).
+        let mut set = pool(4, 8);
+        let mut alloc = vec![];
+        set.allocate(3, 0, &mut alloc);
+        let a = alloc[0].0;
+        alloc.clear();
+        let mut plan = GangPlan::default();
+        set.plan(5, &[(a, 0)], &mut plan);
+        set.commit(&plan, &[], 1, &mut alloc);
+        let b = alloc[0].0;
+        assert_ne!(a, b);
+        set.plan(12, &[], &mut plan);
+        assert_eq!(plan.pieces.len(), 2);
+        assert_eq!(plan.pieces[0].1, 8);
+        assert_eq!(plan.pieces[1], (a, 4));
+        // 20 GPUs: two whole nodes and 4 on a; 24 needs a new node.
+        set.plan(20, &[], &mut plan);
+        assert_eq!((plan.pieces.len(), plan.new_nodes.len()), (3, 0));
+        set.plan(24, &[], &mut plan);
+        assert_eq!(plan.new_nodes, vec![8]);
+        // Held: the empty nodes are spare for nothing, so 8 GPUs go to a new node.
+        let holds: Vec<(u32, u32)> = set.by_free[8].iter().map(|n| (*n, 0)).collect();
+        set.plan(8, &holds, &mut plan);
+        assert_eq!((plan.pieces.len(), plan.new_nodes.clone()), (0, vec![8]));
         set.check();
     }
 

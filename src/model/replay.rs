@@ -181,6 +181,7 @@ mod tests {
             days,
             duration_factor: vec![1.0],
             trace_teams: false,
+            team_index: Vec::new(),
         }
     }
 

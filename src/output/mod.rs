@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::records::{RunInfo, RunOutput};
+use crate::records::{GroupSummaryRow, RunInfo, RunOutput};
 
 pub use summary_table::summary_table;
 pub use sweep_table::{PointSummary, best_points, sweep_rows};
@@ -302,6 +302,44 @@ pub fn write_table(
     Ok(Pending { partial, path })
 }
 
+/// Writes `workloads.csv` or `teams.csv`: the rows' `group` column is named `column`.
+pub fn write_groups(
+    dir: &Path,
+    name: &str,
+    column: &str,
+    rows: &[GroupSummaryRow],
+) -> Result<Pending, OutputError> {
+    let path = dir.join(name);
+    let partial = partial_path(&path);
+    let csv_error = |source| OutputError::Csv {
+        path: path.clone(),
+        source,
+    };
+    let mut writer = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_path(&partial)
+        .map_err(csv_error)?;
+    let header = [
+        "strategy",
+        column,
+        "metric",
+        "mean",
+        "std",
+        "ci95_low",
+        "ci95_high",
+        "p5",
+        "p50",
+        "p95",
+        "n",
+    ];
+    writer.write_record(header).map_err(csv_error)?;
+    for row in rows {
+        writer.serialize(row).map_err(csv_error)?;
+    }
+    writer.flush().map_err(io(&path))?;
+    Ok(Pending { partial, path })
+}
+
 /// Writes a value as pretty JSON to `dir/name` (under a temporary name until committed).
 pub fn write_json<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<Pending, OutputError> {
     let json = serde_json::to_vec_pretty(value).expect("records serialize");
@@ -427,6 +465,13 @@ fn write_pending(
         "pools_monthly.csv",
         &aggregates.pools_monthly,
     )?);
+    pending.push(write_groups(
+        dir,
+        "workloads.csv",
+        "workload",
+        &aggregates.workloads,
+    )?);
+    pending.push(write_groups(dir, "teams.csv", "team", &aggregates.teams)?);
     if trace {
         let jobs: Vec<_> = output
             .units

@@ -12,6 +12,43 @@ fn find<'a>(summary: &'a [SummaryRow], strategy: &str, metric: &str) -> Option<&
         .find(|r| r.strategy == strategy && r.metric == metric)
 }
 
+/// The workload with the longest mean p95 wait under `strategy`, e.g. "training 6.20 h"
+/// (">=" when its p95 is a lower bound in some replication).
+fn slowest_workload(aggregates: &Aggregates, strategy: &str) -> String {
+    let of = |workload: &str, metric: &str| {
+        aggregates
+            .workloads
+            .iter()
+            .find(|r| r.strategy == strategy && r.group == workload && r.metric == metric)
+            .map_or(f64::NAN, |r| r.mean)
+    };
+    let mut names: Vec<&str> = aggregates
+        .workloads
+        .iter()
+        .filter(|r| r.strategy == strategy && r.metric == "wait_p95_h" && !r.mean.is_nan())
+        .map(|r| r.group.as_str())
+        .collect();
+    names.sort_by(|a, b| of(b, "wait_p95_h").total_cmp(&of(a, "wait_p95_h")));
+    match names.first() {
+        Some(name) => format!(
+            "{name} {}",
+            bounded_hours(
+                of(name, "wait_p95_h"),
+                of(name, "wait_p95_lower_bound") > 0.0
+            )
+        ),
+        None => "-".into(),
+    }
+}
+
+fn bounded_hours(value_h: f64, lower_bound: bool) -> String {
+    if lower_bound && !value_h.is_nan() {
+        format!(">={}", hours(value_h))
+    } else {
+        hours(value_h)
+    }
+}
+
 /// The terminal summary of a run.
 pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
     let summary = &aggregates.summary;
@@ -28,6 +65,11 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
         "unfinished".to_string(),
         "break-even".to_string(),
     ];
+    // Which workload waits longest, when there are several.
+    let by_workload = config.workloads.len() > 1;
+    if by_workload {
+        header.insert(5, "slowest workload (p95)".to_string());
+    }
     let mut rows = Vec::new();
     for (s, strategy) in config.strategies.iter().enumerate() {
         let name = &strategy.name;
@@ -83,18 +125,28 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
                 .clone()
                 .unwrap_or_else(|| "never".into())
         };
-        rows.push(vec![
+        // A p95 that a job never started reaches is only a lower bound of the real one.
+        let lower_bound = aggregates
+            .replications
+            .iter()
+            .filter(|r| r.strategy == *name)
+            .any(|r| r.wait_p95_lower_bound > 0.0);
+        let mut row = vec![
             name.clone(),
             cost_text,
             versus,
             percent(mean("utilization")),
-            hours(mean("wait_p95_h")),
+            bounded_hours(mean("wait_p95_h"), lower_bound),
             burst_share,
             thousands(mean("preemptions"), 0),
             thousands(mean("lost_gpu_hours"), 0),
             unfinished,
             break_even,
-        ]);
+        ];
+        if by_workload {
+            row.insert(5, slowest_workload(aggregates, name));
+        }
+        rows.push(row);
     }
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
@@ -138,18 +190,21 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
          on-demand or spot; break-even = first month from which the cumulative cash cost stays below the baseline's;\n\
          ~ = difference not significant at 95%."
     );
-    // Waits are measured on jobs that started: a strategy that leaves many jobs waiting at the
-    // horizon looks better on waits than it is, so say so.
+    // Jobs never started count with their waits up to the horizon: say how many, and that the
+    // wait figures they reach are lower bounds.
     for strategy in &config.strategies {
-        let share = mean_of(summary, &strategy.name, "jobs_unfinished")
-            / mean_of(summary, &strategy.name, "jobs_arrived");
-        if share > 0.01 {
+        let arrived = mean_of(summary, &strategy.name, "jobs_arrived");
+        let share = mean_of(summary, &strategy.name, "jobs_unfinished") / arrived;
+        let unstarted = mean_of(summary, &strategy.name, "jobs_unstarted") / arrived;
+        let bounded = mean_of(summary, &strategy.name, "wait_p95_lower_bound") > 0.0;
+        if share > 0.01 || bounded {
             let _ = writeln!(
                 out,
-                "note: {:.1}% of the jobs of `{}` are still queued or running at the horizon; \
-                 their waits are not in the wait columns",
+                "note: {:.1}% of the jobs of `{}` are still queued or running at the horizon, {:.1}% never \
+                 started; waits of jobs never started count up to the horizon, so waits marked >= are lower bounds",
                 100.0 * share,
-                strategy.name
+                strategy.name,
+                100.0 * unstarted,
             );
         }
     }

@@ -21,7 +21,7 @@ impl QueueKey {
     pub fn new(queue: Queue, priority: i64, arrival_seq: u64, slot: u32) -> Self {
         let rank = match queue {
             Queue::Priority => priority.saturating_neg(),
-            Queue::Fifo | Queue::Backfill => 0,
+            Queue::Fifo | Queue::Backfill | Queue::FirstFit => 0,
         };
         Self {
             rank,
@@ -34,6 +34,12 @@ impl QueueKey {
 /// Whether later jobs may start when this one cannot (every discipline but `fifo`).
 pub fn backfills(queue: Queue) -> bool {
     !matches!(queue, Queue::Fifo)
+}
+
+/// Whether the first job that cannot start gets a reservation that later jobs must not delay
+/// (EASY backfill: `backfill` and `priority`; `first_fit` lets any job that fits pass).
+pub fn reserves(queue: Queue) -> bool {
+    matches!(queue, Queue::Backfill | Queue::Priority)
 }
 
 /// What a job brings to the question "may it use this pool now?".
@@ -107,6 +113,7 @@ mod tests {
             deadline_h,
             priority: 0,
             team: String::new(),
+            team_idx: 0,
             trace: None,
         }
     }
@@ -121,6 +128,7 @@ mod tests {
             mixed_precision: false,
             deadline_jobs_off_spot: true,
             checkpointing: true,
+            placement: None,
         }
     }
 

@@ -32,6 +32,19 @@ pub struct Config {
     pub queued_jobs_max: u64,
     /// Expected jobs in one replication of one strategy (for memory and time estimates).
     pub jobs_per_unit_estimate: f64,
+    /// Team names (of the workloads), in order of first appearance.
+    pub teams: Vec<String>,
+    pub idle_cost: IdleCost,
+}
+
+/// How the cost of paid but idle capacity is shown per workload and team.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdleCost {
+    /// In a row of its own, `unallocated`.
+    Unallocated,
+    /// Spread over the workloads (teams) in proportion to their busy GPU-hours on each pool in
+    /// each month.
+    Proportional,
 }
 
 /// A class of jobs.
@@ -50,6 +63,8 @@ pub struct Workload {
     pub deadline_h: Option<f64>,
     pub priority: i64,
     pub team: String,
+    /// Index of `team` in `Config::teams`.
+    pub team_idx: usize,
     /// A trace workload's jobs (issue 12); its `arrivals`, `gpus` and `duration_h` then only
     /// describe the trace for estimates.
     pub trace: Option<std::sync::Arc<super::trace::TraceReplay>>,
@@ -199,6 +214,17 @@ pub struct Pool {
     pub gpu: usize,
     pub gpus_per_node: u32,
     pub kind: PoolKind,
+    pub placement: Placement,
+}
+
+/// How a gang takes GPUs of a pool's nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// A job of at most one node's GPUs runs on one node; a larger gang takes whole nodes
+    /// plus, for the rest, one node (as Kubernetes and Slurm place such jobs by default).
+    NodeLocal,
+    /// The pool is one bag of GPUs: a gang takes free GPUs wherever they are.
+    Spread,
 }
 
 #[derive(Debug, Clone)]
@@ -333,10 +359,13 @@ pub enum Constrained {
 pub enum Queue {
     /// A job that cannot be placed blocks those behind it.
     Fifo,
-    /// Later jobs that fit may start; the head keeps its place.
+    /// EASY backfill: the first job that cannot start gets a reservation; later jobs start
+    /// only if they do not delay it.
     Backfill,
     /// By priority (higher first), then by arrival, with backfill.
     Priority,
+    /// Any later job that fits starts, with no reservation: wide gangs can starve.
+    FirstFit,
 }
 
 /// An ordered list of pools plus policies.
@@ -356,4 +385,13 @@ pub struct Strategy {
     /// Workloads checkpoint as their `checkpoint` section says (false: nobody checkpoints,
     /// an interrupted job restarts from zero).
     pub checkpointing: bool,
+    /// Overrides the pools' placement when set.
+    pub placement: Option<Placement>,
+}
+
+impl Strategy {
+    /// How gangs are placed on `pool` under this strategy.
+    pub fn placement_on(&self, pool: &Pool) -> Placement {
+        self.placement.unwrap_or(pool.placement)
+    }
 }

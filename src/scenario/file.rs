@@ -34,6 +34,10 @@ pub struct ScenarioFile {
     /// that grow without bound exhausting memory).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_queued_jobs: Option<u64>,
+    /// How the cost of idle paid capacity is shown per workload and team: "unallocated"
+    /// (default, a row of its own) or "proportional" (spread over the users of each pool).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_cost: Option<IdleCostFile>,
     #[serde(default)]
     pub gpu_speed: BTreeMap<String, f64>,
     #[serde(default)]
@@ -203,6 +207,23 @@ pub struct PoolFile {
     // spot
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preemption: Option<PreemptionFile>,
+    /// How gangs are placed on nodes: "node_local" (default) or "spread".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<PlacementFile>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlacementFile {
+    NodeLocal,
+    Spread,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleCostFile {
+    Unallocated,
+    Proportional,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -242,6 +263,7 @@ pub enum QueueFile {
     Fifo,
     Backfill,
     Priority,
+    FirstFit,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -264,4 +286,7 @@ pub struct StrategyFile {
     /// false: ignore the workloads' checkpoint sections (interrupted jobs restart from zero).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpointing: Option<bool>,
+    /// Overrides the pools' `placement` for this strategy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<PlacementFile>,
 }

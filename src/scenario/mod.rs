@@ -346,7 +346,9 @@ fn plain_message(message: &str, field: Option<&str>, written: &str) -> String {
         // An enum given a number or a list.
         let accepted = match field.and_then(|f| f.rsplit('.').next()) {
             Some("type") => "\"on_prem\", \"reserved\", \"on_demand\" or \"spot\"",
-            Some("queue") => "\"fifo\", \"backfill\" or \"priority\"",
+            Some("queue") => "\"fifo\", \"backfill\", \"priority\" or \"first_fit\"",
+            Some("placement") => "\"node_local\" or \"spread\"",
+            Some("idle_cost") => "\"unallocated\" or \"proportional\"",
             _ => "one of the names accepted here, in quotes",
         };
         return named(&format!("must be {accepted}, got {}", written.trim()));

@@ -7,8 +7,8 @@
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::records::{
-    Aggregates, MonthTotals, MonthlyRow, PoolMonth, PoolMonthlyRow, ReplicationRow, SummaryRow,
-    UnitResult,
+    Aggregates, GroupRow, GroupSummaryRow, MonthTotals, MonthlyRow, PoolMonth, PoolMonthlyRow,
+    ReplicationRow, SummaryRow, UnitResult,
 };
 use crate::scenario::Config;
 
@@ -263,13 +263,71 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
         })
         .collect();
     let pools_monthly = pools_monthly(config, units);
+    let workload_names: Vec<&str> = config.workloads.iter().map(|w| w.name.as_str()).collect();
+    let team_names: Vec<&str> = config.teams.iter().map(String::as_str).collect();
     Aggregates {
         replications: rows,
         summary,
         monthly,
         pools_monthly,
+        workloads: group_summary(config, units, &workload_names, |u| &u.workloads),
+        teams: group_summary(config, units, &team_names, |u| &u.teams),
         break_even_month,
     }
+}
+
+/// The name of the row of idle capacity's cost in `workloads.csv` and `teams.csv`.
+pub const UNALLOCATED: &str = "unallocated";
+
+/// Per strategy and group (workload or team): every metric over replications, then the cost
+/// and GPU-hours of idle capacity as the group `unallocated`.
+fn group_summary(
+    config: &Config,
+    units: &[UnitResult],
+    names: &[&str],
+    groups: fn(&UnitResult) -> &Vec<GroupRow>,
+) -> Vec<GroupSummaryRow> {
+    let replications = config.replications as usize;
+    let mut rows = Vec::new();
+    for (s, strategy) in config.strategies.iter().enumerate() {
+        let of = &units[s * replications..(s + 1) * replications];
+        let mut push = |group: &str, metric: &str, values: Vec<f64>| {
+            let e = estimate(&values);
+            rows.push(GroupSummaryRow {
+                strategy: strategy.name.clone(),
+                group: group.to_string(),
+                metric: metric.to_string(),
+                mean: e.mean,
+                std: e.std,
+                ci95_low: e.ci95_low,
+                ci95_high: e.ci95_high,
+                p5: e.p5,
+                p50: e.p50,
+                p95: e.p95,
+                n: e.n,
+            });
+        };
+        for (g, name) in names.iter().enumerate() {
+            for (metric, value) in GroupRow::METRICS {
+                push(
+                    name,
+                    metric,
+                    of.iter().map(|u| value(&groups(u)[g])).collect(),
+                );
+            }
+        }
+        push(
+            UNALLOCATED,
+            "cost",
+            of.iter().map(|u| u.unallocated.cost).collect(),
+        );
+        push(
+            UNALLOCATED,
+            "gpu_hours_idle",
+            of.iter().map(|u| u.unallocated.gpu_hours_idle).collect(),
+        );
+    }
+    rows
 }
 
 /// Per strategy pool and month: means over replications.

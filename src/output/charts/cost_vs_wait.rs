@@ -19,9 +19,8 @@ struct Point {
     unfinished: f64,
 }
 
-/// Above this share of unfinished jobs a point's name says so (as the summary table does): its
-/// wait counts only the jobs that started, so a strategy that leaves work queued looks better
-/// than it is.
+/// Above this share of unfinished jobs a point's name says so (as the summary table does): the
+/// waits of jobs never started count up to the horizon, so its wait is only a lower bound.
 const UNFINISHED_NOTED: f64 = 0.01;
 
 const POINT_PX: i32 = 11;

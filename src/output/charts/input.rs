@@ -7,7 +7,9 @@ use std::path::Path;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use crate::records::{MonthlyRow, PoolMonthlyRow, PoolRow, ReplicationRow, SummaryRow};
+use crate::records::{
+    GroupSummaryRow, MonthlyRow, PoolMonthlyRow, PoolRow, ReplicationRow, SummaryRow,
+};
 
 use super::ChartError;
 
@@ -41,19 +43,45 @@ pub struct Results {
     pub pools: Vec<PoolRow>,
     pub monthly: Vec<MonthlyRow>,
     pub pools_monthly: Vec<PoolMonthlyRow>,
+    /// `workloads.csv`: per strategy, workload and metric.
+    pub workloads: Vec<GroupSummaryRow>,
 }
 
 /// The files a result folder must hold for `fleetsim plot`.
-pub const INPUT_FILES: [&str; 6] = [
+pub const INPUT_FILES: [&str; 7] = [
     "run.json",
     "summary.csv",
     "replications.csv",
     "pools.csv",
     "monthly.csv",
     "pools_monthly.csv",
+    "workloads.csv",
 ];
 
 impl Results {
+    /// The row of `metric` for `workload` under `strategy` in `workloads.csv`.
+    pub fn workload_of(
+        &self,
+        strategy: &str,
+        workload: &str,
+        metric: &str,
+    ) -> Option<&GroupSummaryRow> {
+        self.workloads
+            .iter()
+            .find(|r| r.strategy == strategy && r.group == workload && r.metric == metric)
+    }
+
+    /// Workloads in the order `workloads.csv` lists them, without `unallocated`.
+    pub fn workload_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for row in &self.workloads {
+            if row.group != crate::stats::UNALLOCATED && !names.contains(&row.group) {
+                names.push(row.group.clone());
+            }
+        }
+        names
+    }
+
     /// Reads the result folder `dir`; a missing or unreadable file is an error naming it.
     pub fn load(dir: &Path) -> Result<Self, ChartError> {
         if !dir.is_dir() {
@@ -87,6 +115,7 @@ impl Results {
         let pools: Vec<PoolRow> = read_csv(&dir.join("pools.csv"))?;
         let monthly: Vec<MonthlyRow> = read_csv(&dir.join("monthly.csv"))?;
         let pools_monthly: Vec<PoolMonthlyRow> = read_csv(&dir.join("pools_monthly.csv"))?;
+        let workloads: Vec<GroupSummaryRow> = read_csv(&dir.join("workloads.csv"))?;
 
         let mut strategies = meta.strategies.clone();
         let named = summary
@@ -117,6 +146,7 @@ impl Results {
             pools,
             monthly,
             pools_monthly,
+            workloads,
         })
     }
 
@@ -246,7 +276,8 @@ mod tests {
                 "summary.csv",
                 "replications.csv",
                 "monthly.csv",
-                "pools_monthly.csv"
+                "pools_monthly.csv",
+                "workloads.csv"
             ]
         );
 

@@ -16,6 +16,7 @@ mod pool_gpus;
 mod pool_utilization;
 pub mod style;
 pub mod sweep;
+mod wait_by_workload;
 
 use std::path::{Path, PathBuf};
 
@@ -85,16 +86,19 @@ pub enum Chart {
     PoolGpus,
     /// Utilisation per pool over the replications.
     PoolUtilization,
+    /// p95 wait per workload and strategy: who waits.
+    WaitByWorkload,
 }
 
 impl Chart {
-    pub const ALL: [Chart; 6] = [
+    pub const ALL: [Chart; 7] = [
         Chart::CumulativeCost,
         Chart::MonthlyCost,
         Chart::CostDistribution,
         Chart::CostVsWait,
         Chart::PoolGpus,
         Chart::PoolUtilization,
+        Chart::WaitByWorkload,
     ];
 
     /// File name without extension: `cumulative_cost.png`, `cumulative_cost.svg`.
@@ -106,6 +110,7 @@ impl Chart {
             Chart::CostVsWait => "cost_vs_wait",
             Chart::PoolGpus => "pool_gpus",
             Chart::PoolUtilization => "pool_utilization",
+            Chart::WaitByWorkload => "wait_by_workload",
         }
     }
 
@@ -151,6 +156,12 @@ impl Chart {
                     "Busy / paid GPU-hours over {months} months. Bar: mean over {replications}; whisker: 5th to 95th percentile"
                 ),
             ),
+            Chart::WaitByWorkload => (
+                "p95 wait by workload".to_string(),
+                format!(
+                    "Means over {replications}; whiskers: 95 % confidence intervals; hatched, >=: a lower bound (jobs never started count with their waits up to the end)"
+                ),
+            ),
         }
     }
 
@@ -171,6 +182,7 @@ impl Chart {
             Chart::CostVsWait => cost_vs_wait::draw(root, &area, results),
             Chart::PoolGpus => pool_gpus::draw(&area, results),
             Chart::PoolUtilization => pool_utilization::draw(root, &area, results),
+            Chart::WaitByWorkload => wait_by_workload::draw(root, &area, results),
         }
     }
 

@@ -300,6 +300,13 @@ pub fn check(
     c.clean()?;
     resolved.max_queued_jobs = Some(limits.queued_jobs_max);
     resolved.max_events = Some(limits.events_max);
+    let idle_cost = match file.idle_cost.unwrap_or(IdleCostFile::Unallocated) {
+        IdleCostFile::Unallocated => IdleCost::Unallocated,
+        IdleCostFile::Proportional => IdleCost::Proportional,
+    };
+    resolved.idle_cost = Some(file.idle_cost.unwrap_or(IdleCostFile::Unallocated));
+    let mut workloads = workloads;
+    let teams = workloads::team_indices(&mut workloads);
 
     let config = Config {
         name: header.name,
@@ -319,6 +326,8 @@ pub fn check(
         events_max: limits.events_max,
         queued_jobs_max: limits.queued_jobs_max,
         jobs_per_unit_estimate: jobs_per_replication,
+        teams,
+        idle_cost,
     };
     Ok(Checked {
         config,

@@ -161,12 +161,22 @@ fn check_pool(
     };
     let gpu_name = gpu?;
     let gpu = gpu_types.iter().position(|g| g == gpu_name)?;
+    resolved.placement = Some(pool.placement.unwrap_or(PlacementFile::NodeLocal));
     Some(Pool {
         name: pool.name.clone(),
         gpu,
         gpus_per_node: gpus_per_node?,
         kind,
+        placement: placement(pool.placement),
     })
+}
+
+/// A pool's or a strategy's `placement`, `node_local` unless written.
+pub(super) fn placement(file: Option<PlacementFile>) -> Placement {
+    match file.unwrap_or(PlacementFile::NodeLocal) {
+        PlacementFile::NodeLocal => Placement::NodeLocal,
+        PlacementFile::Spread => Placement::Spread,
+    }
 }
 
 /// Capital, energy and operating cost of owned nodes, and their failures.

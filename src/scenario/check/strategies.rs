@@ -100,6 +100,7 @@ fn check_strategy(
         QueueFile::Fifo => Queue::Fifo,
         QueueFile::Backfill => Queue::Backfill,
         QueueFile::Priority => Queue::Priority,
+        QueueFile::FirstFit => Queue::FirstFit,
     };
     resolved.burst_after_wait_h = Some(burst.map_or(Value::String("never".into()), Value::Float));
     resolved.queue = Some(s.queue.unwrap_or(QueueFile::Fifo));
@@ -115,6 +116,7 @@ fn check_strategy(
         mixed_precision: s.mixed_precision.unwrap_or(false),
         deadline_jobs_off_spot: s.deadline_jobs_off_spot.unwrap_or(false),
         checkpointing: s.checkpointing.unwrap_or(true),
+        placement: s.placement.map(|p| super::pools::placement(Some(p))),
     })
 }
 
@@ -190,5 +192,40 @@ fn check_fit(
                 sizes.join(", ")
             ),
         );
+        return;
     }
+    warn_owned_too_small(c, strategy, workload, &usable, gang, capacity);
+}
+
+/// A workload whose largest gangs fit none of the strategy's owned or reserved pools always
+/// bursts with them: worth a warning, since that is rarely what a planner sizing an owned
+/// base intends.
+fn warn_owned_too_small(
+    c: &mut Checker<'_>,
+    strategy: &Strategy,
+    workload: &Workload,
+    usable: &[&Pool],
+    gang: u32,
+    capacity: impl Fn(&Pool) -> Option<u64>,
+) {
+    // Pools of no nodes have a warning of their own (and start sweeps over node counts).
+    let owned: Vec<&&Pool> = usable
+        .iter()
+        .filter(|p| !p.is_elastic() && capacity(p).is_some_and(|c| c > 0))
+        .collect();
+    let largest = owned.iter().filter_map(|p| capacity(p)).max();
+    let Some(largest) = largest else { return };
+    if u64::from(gang) <= largest {
+        return;
+    }
+    let sizes: Vec<String> = owned
+        .iter()
+        .map(|p| format!("`{}` has {} GPUs", p.name, capacity(p).unwrap_or(0)))
+        .collect();
+    c.warnings.push(format!(
+        "workload `{}` has jobs of up to {gang} GPUs, more than any owned or reserved pool of strategy `{}` holds ({}): under that strategy they always run on elastic pools; add nodes, or make that intended by giving the workload its own strategy",
+        workload.name,
+        strategy.name,
+        sizes.join(", ")
+    ));
 }

@@ -127,8 +127,25 @@ fn check_workload(
         deadline_h,
         priority: w.priority.unwrap_or(0),
         team,
+        // Set once every workload is known (see `team_indices`).
+        team_idx: 0,
         trace: None, // Set by `trace::replay::attach` (issue 12).
     })
+}
+
+/// Team names in order of first appearance; sets each workload's `team_idx`.
+pub(super) fn team_indices(workloads: &mut [Workload]) -> Vec<String> {
+    let mut teams: Vec<String> = Vec::new();
+    for workload in workloads {
+        workload.team_idx = match teams.iter().position(|t| *t == workload.team) {
+            Some(index) => index,
+            None => {
+                teams.push(workload.team.clone());
+                teams.len() - 1
+            }
+        };
+    }
+    teams
 }
 
 /// Jobs per day: as given, or for listed arrival times their mean over the horizon.

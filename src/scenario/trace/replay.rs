@@ -77,7 +77,13 @@ pub struct TraceReplay {
     pub duration_factor: Vec<f64>,
     /// Jobs carry the trace's teams (the workload gives no `team` and the trace has some).
     pub trace_teams: bool,
+    /// Per team of the trace (index = [`super::TraceJob::team`]): its index in
+    /// `Config::teams`, for results per team. Empty unless `trace_teams`.
+    pub team_index: Vec<usize>,
 }
+
+/// Teams a scenario may have with its traces' (results have a row per team and strategy).
+pub const TEAMS_MAX: usize = 10_000;
 
 impl TraceReplay {
     /// GPUs and hours of work on the workload's reference GPU type of trace job `spec`.
@@ -137,6 +143,20 @@ impl Workload {
                 (replay.trace.jobs[spec as usize].checkpointable != 1).then_some(checkpoint)
             }
             _ => Some(checkpoint),
+        }
+    }
+
+    /// The index in `Config::teams` of a job's team (`spec` as for
+    /// [`Workload::checkpoint_of`]): the trace's when it gives one, else the workload's.
+    pub fn team_idx_of(&self, spec: u32) -> usize {
+        match &self.trace {
+            Some(replay) if replay.trace_teams && spec != NO_SPEC => {
+                match replay.trace.jobs[spec as usize].team {
+                    super::NONE => self.team_idx,
+                    team => replay.team_index[team as usize],
+                }
+            }
+            _ => self.team_idx,
         }
     }
 
@@ -645,6 +665,29 @@ pub fn attach(
         }
 
         let trace_teams = written.team.is_none() && !trace.teams.is_empty();
+        let mut team_index = Vec::new();
+        if trace_teams {
+            for name in &trace.teams {
+                let index = match config.teams.iter().position(|t| t == name) {
+                    Some(index) => index,
+                    None => {
+                        config.teams.push(name.clone());
+                        config.teams.len() - 1
+                    }
+                };
+                team_index.push(index);
+            }
+            if config.teams.len() > TEAMS_MAX {
+                push(
+                    "trace",
+                    format!(
+                        "{shown} names {} teams, and the scenario would have {} with them, more than the {TEAMS_MAX} results are kept for; give the workload a `team` to count its jobs as one",
+                        thousands(trace.teams.len() as u64),
+                        thousands(config.teams.len() as u64),
+                    ),
+                );
+            }
+        }
         let replay = TraceReplay {
             trace: Arc::clone(trace),
             mode,
@@ -653,6 +696,7 @@ pub fn attach(
             days,
             duration_factor,
             trace_teams,
+            team_index,
         };
         // The workload's statistics now describe the trace (for anything that estimates).
         let mut counts: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
@@ -690,7 +734,49 @@ pub fn attach(
             resolved.team = None;
         }
     }
+    drop_unused_teams(&mut checked.config);
     issues
+}
+
+/// Removes the teams no job can have: a trace workload whose jobs all carry the trace's teams
+/// leaves its default team (its name) unused, and `teams.csv` would show it empty.
+fn drop_unused_teams(config: &mut super::super::Config) {
+    let mut used = vec![false; config.teams.len()];
+    for workload in &config.workloads {
+        match &workload.trace {
+            Some(replay) if replay.trace_teams => {
+                for index in &replay.team_index {
+                    used[*index] = true;
+                }
+                if replay.trace.jobs.iter().any(|j| j.team == super::NONE) {
+                    used[workload.team_idx] = true;
+                }
+            }
+            _ => used[workload.team_idx] = true,
+        }
+    }
+    if used.iter().all(|u| *u) {
+        return;
+    }
+    let mut new_index = vec![usize::MAX; used.len()];
+    let mut kept = Vec::new();
+    for (index, name) in config.teams.drain(..).enumerate() {
+        if used[index] {
+            new_index[index] = kept.len();
+            kept.push(name);
+        }
+    }
+    config.teams = kept;
+    for workload in &mut config.workloads {
+        // An unused default team's index is never read; keep it in range.
+        workload.team_idx = new_index[workload.team_idx].min(config.teams.len().saturating_sub(1));
+        if let Some(replay) = workload.trace.as_mut() {
+            let replay = Arc::get_mut(replay).expect("a replay is not shared while it is built");
+            for index in &mut replay.team_index {
+                *index = new_index[*index];
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -731,6 +817,9 @@ mod tests {
         let typed = replay.trace.jobs.iter().position(|j| j.gpus == 8).unwrap() as u32;
         assert_eq!(replay.job(typed), (8, 12.0));
         assert_eq!(workload.team_of(0), "nlp");
+        // The trace's teams are the scenario's; the workload's own name, used by no job, is not.
+        assert_eq!(loaded.config.teams, ["nlp", "vision"]);
+        assert_eq!(loaded.config.teams[workload.team_idx_of(0)], "nlp");
         assert_eq!(workload.team_of(super::NO_SPEC), "w");
         // A team in the workload applies to every job.
         let loaded = source("team = \"platform\"").load(&[]).unwrap();

@@ -67,7 +67,7 @@ pub fn draw<DB: DrawingBackend>(
     let mut subtitle = what;
     if any_unfinished {
         subtitle.push_str(
-            "; hollow: more than 1 % of jobs unfinished at the end (waits count only the jobs that started)",
+            "; hollow: more than 1 % of jobs unfinished at the end (waits of jobs never started count up to the end: lower bounds)",
         );
     }
 

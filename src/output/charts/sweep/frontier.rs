@@ -5,7 +5,8 @@
 //! long labels never cover the dots.
 //!
 //! A dot whose strategy left more than [`UNFINISHED_NOTED`] of its jobs unfinished is hollow
-//! and never on the frontier: its wait counts only the jobs that started.
+//! and never on the frontier: the waits of jobs never started count up to the horizon, so its
+//! wait is only a lower bound.
 
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
@@ -103,11 +104,11 @@ pub fn draw<DB: DrawingBackend>(
         results.replications()
     );
     if any_unfinished {
-        subtitle.push_str("; hollow: more than 1 % of jobs unfinished at the end (waits count only the jobs that started), never on the frontier");
+        subtitle.push_str("; hollow: more than 1 % of jobs unfinished at the end (waits of jobs never started count up to the end: lower bounds), never on the frontier");
     }
     if missing > 0 {
         subtitle.push_str(&format!(
-            "; not shown: {missing} point-strategy pair{} without a p95 wait (no job started)",
+            "; not shown: {missing} point-strategy pair{} without a p95 wait (no job counted)",
             if missing == 1 { "" } else { "s" }
         ));
     }

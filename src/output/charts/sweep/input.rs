@@ -186,8 +186,9 @@ pub struct SweepResults {
 /// The files a sweep folder must hold for its charts.
 pub const SWEEP_INPUT_FILES: [&str; 2] = ["sweep.json", "sweep.csv"];
 
-/// Above this share of unfinished jobs, a point's wait is not comparable: it counts only the
-/// jobs that started (the run charts note it at the same share).
+/// Above this share of unfinished jobs, a point's wait is not comparable: jobs never started
+/// count with their waits up to the horizon, lower bounds (the run charts note it at the same
+/// share).
 pub const UNFINISHED_NOTED: f64 = 0.01;
 
 impl SweepResults {
