@@ -1,6 +1,7 @@
 //! The command line: clap's types are turned into ours here and nowhere else; errors become
 //! messages on stderr and exit codes (0 success, 1 error, 2 bad usage).
 
+mod fit;
 mod sweep;
 
 use std::path::{Path, PathBuf};
@@ -45,6 +46,10 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Combine the folders of a sharded sweep into the files the unsharded sweep writes
     Merge(sweep::MergeArgs),
+    /// Fit parametric workloads (rates, daily and weekly profiles, growth, GPU mix, empirical
+    /// durations) to a job trace and write them as [[workload]] tables; goodness of fit on
+    /// stderr
+    Fit(fit::FitArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -156,6 +161,7 @@ pub fn main() -> ExitCode {
         Command::Plot(args) => plot(&args),
         Command::Sweep(args) => sweep::sweep(args, command_line),
         Command::Merge(args) => sweep::merge(args, command_line),
+        Command::Fit(args) => fit::fit_command(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -199,7 +205,21 @@ fn validate(args: ValidateArgs) -> Result<()> {
         config.calendar.month_label(0),
         config.replications,
     );
-    if let Some(sweep) = sweep::describe_sweep(&args.scenario, &args.scenario_args.set)? {
+    for workload in &config.workloads {
+        if let Some(replay) = &workload.trace {
+            println!("  workload `{}`: {}", workload.name, replay.describe());
+        }
+    }
+    // Only a file with a [sweep] table has one to describe (planning loads the file again,
+    // traces included).
+    let has_sweep = loaded
+        .resolved
+        .sweep
+        .as_ref()
+        .is_some_and(|s| !s.vary.is_empty());
+    if has_sweep
+        && let Some(sweep) = sweep::describe_sweep(&args.scenario, &args.scenario_args.set)?
+    {
         println!("{}: {sweep}", args.scenario.display());
     }
     Ok(())

@@ -31,6 +31,10 @@ pub enum Purpose<'a> {
     Shortfalls(&'a str),
     /// Random availability episodes of an elastic pool.
     Episodes(&'a str),
+    /// The trace days a bootstrap replay draws for a trace workload, one per simulated day.
+    TraceDays(&'a str),
+    /// Whether each job of a replayed trace is dropped or copied to follow its growth.
+    TraceGrowth(&'a str),
     /// The points of a sampled sweep (`--sample random:N` or `lhs:N`), named by the method.
     /// Drawn once per sweep, never inside a replication.
     Sweep(&'a str),
@@ -48,6 +52,8 @@ impl Purpose<'_> {
             Purpose::Failures(name) => ("failures", name),
             Purpose::Shortfalls(name) => ("shortfalls", name),
             Purpose::Episodes(name) => ("episodes", name),
+            Purpose::TraceDays(name) => ("trace-days", name),
+            Purpose::TraceGrowth(name) => ("trace-growth", name),
             Purpose::Sweep(name) => ("sweep", name),
         };
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;

@@ -118,10 +118,14 @@ fn every_shipped_scenario_validates_and_runs() {
             "{path}: {}",
             String::from_utf8_lossy(&validate.stderr)
         );
+        // A trace workload says how many jobs of its trace it leaves out (issue 12): that is
+        // information, not a problem with the scenario.
+        let warnings = String::from_utf8_lossy(&validate.stderr);
         assert!(
-            validate.stderr.is_empty(),
-            "{path} warns: {}",
-            String::from_utf8_lossy(&validate.stderr)
+            warnings
+                .lines()
+                .all(|line| line.contains("are not replayed: ")),
+            "{path} warns: {warnings}"
         );
         let out = dir.join(seen.to_string());
         let run = fleetsim(&[
@@ -140,7 +144,7 @@ fn every_shipped_scenario_validates_and_runs() {
             String::from_utf8_lossy(&run.stderr)
         );
     }
-    assert!(seen >= 5, "the five documented scenarios");
+    assert!(seen >= 6, "the six documented scenarios");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -291,6 +291,59 @@ const BAD_FILES: &[Bad] = &[
         "zero_max_queued_jobs",
         "line 7: `max_queued_jobs` must be at least 1, got 0",
     ),
+    // Job traces (issue 12): the scenario's line, then the trace's file, line and column.
+    bad(
+        "trace_missing_column",
+        "line 10: `workload.train.trace` tests/data/traces/bad/missing_gpus.csv: line 1: the header lacks the column `gpus`",
+    ),
+    bad(
+        "trace_unparsable_time",
+        "line 10: `workload.train.trace` tests/data/traces/bad/bad_time.csv: line 3, column 1 (`submit_time`): must be a date and time",
+    ),
+    bad(
+        "trace_negative_duration",
+        "tests/data/traces/bad/negative_duration.csv: line 3, column 2 (`duration_h`): must be a duration of at least 0 hours, got -2",
+    ),
+    bad(
+        "trace_zero_gpus",
+        "tests/data/traces/bad/zero_gpus.csv: line 3, column 3 (`gpus`): is 0: every job of a trace needs at least 1 GPU",
+    ),
+    bad(
+        "trace_binary",
+        "tests/data/traces/bad/garbage.bin: line 3, column 1: not a text file (a NUL byte)",
+    ),
+    bad(
+        "trace_sacct_read_as_csv",
+        "tests/data/traces/slurm.txt: line 1: is `|`-separated, as sacct prints; set trace_format = \"slurm\"",
+    ),
+    bad(
+        "trace_missing_file",
+        "line 10: `workload.train.trace` tests/data/traces/no_such_file.csv: cannot read trace file",
+    ),
+    bad(
+        "trace_unknown_format",
+        "line 11, column 16: `workload.train.trace_format` cannot be \"sacct\"; use one of: csv, slurm, helios, acme, philly, pai, openb",
+    ),
+    bad(
+        "trace_unknown_time_zone",
+        "line 12: `workload.train.trace_timezone` names no time zone fleetsim knows: \"Europe/Frankfurt\"",
+    ),
+    bad(
+        "trace_unknown_gpu",
+        "tests/data/traces/bad/unknown_gpu.csv: line 3, column 4 (`gpu`): names GPU type `V100` (2 job(s)) that no pool offers and [gpu_speed] does not name (did you mean `H100`?)",
+    ),
+    bad(
+        "trace_gang_too_large",
+        "tests/data/traces/bad/large_gang.csv: line 3, column 3 (`gpus`): a job of 64 GPUs fits no pool strategy `hybrid` may use (the largest, `spot`, has 32 GPUs); 2 job(s) are larger",
+    ),
+    bad(
+        "trace_with_rates",
+        "line 12: `workload.train.arrivals_per_day` does not apply to a workload that replays a trace",
+    ),
+    bad(
+        "trace_too_short_for_bootstrap",
+        "line 8: `workload.train.replay` \"bootstrap\" needs a trace of at least 3 calendar days",
+    ),
 ];
 
 /// A command line (`{small}`: the small valid scenario, `{out}`: a fresh output folder), the
@@ -469,6 +522,44 @@ const BAD_FLAGS: &[BadFlags] = &[
         1,
         "--trace would keep about 1.5e8 job rows in memory (2 strategies x 73,100,000 jobs of replication 0), more than 1e7; drop --trace",
     ),
+    // fleetsim fit (issue 12): a bad trace is exit 1 with its file, line and column; a bad
+    // format or split is clap's exit 2.
+    flags(
+        &[
+            "fit",
+            "tests/data/traces/bad/zero_gpus.csv",
+            "--format",
+            "csv",
+            "--out",
+            "{out}",
+        ],
+        1,
+        "error: tests/data/traces/bad/zero_gpus.csv: line 3, column 3 (`gpus`): is 0",
+    ),
+    flags(
+        &[
+            "fit",
+            "tests/data/traces/slurm.txt",
+            "--format",
+            "sacct",
+            "--out",
+            "{out}",
+        ],
+        2,
+        "invalid value 'sacct' for '--format <FORMAT>': unknown trace format; use one of: csv, slurm, helios, acme, philly, pai, openb",
+    ),
+    flags(
+        &[
+            "fit",
+            "tests/data/traces/slurm.txt",
+            "--format",
+            "slurm",
+            "--by",
+            "teams",
+        ],
+        2,
+        "invalid value 'teams' for '--by <gpus|team>': use gpus or team",
+    ),
 ];
 
 fn stderr(output: &Output) -> String {
@@ -629,6 +720,10 @@ const WARNINGS: &[(&str, &str)] = &[
     (
         "gang_bigger_than_owned",
         "warning: workload `train` has jobs of up to 24 GPUs, more than any owned or reserved pool of strategy `hybrid` holds (`dgx` has 16 GPUs): under that strategy they always run on elastic pools",
+    ),
+    (
+        "trace_jobs_left_out",
+        "warning: workload `train`: 4 of the 9 jobs in tests/data/traces/slurm.txt are not replayed: 2 never started, 1 were still running or pending when the trace was taken, 1 asked for no GPU",
     ),
     (
         "spot_without_checkpoints",

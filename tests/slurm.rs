@@ -9,13 +9,51 @@
 //! adds 10-25 s. Without root, or without Slurm and apt-get to install it, the test says why on
 //! stderr and passes without running: such a machine cannot fail it. `FLEETSIM_SKIP_SLURM=1`
 //! skips it outside CI (`CI` unset) on any machine.
+//!
+//! A second test (issue 12) starts a cluster with 8 GPUs and accounting (slurmdbd and a private
+//! MariaDB), runs a few dozen GPU jobs, takes their history with `sacct` and replays it: the
+//! busy GPU-hours must be those Slurm accounted. About 60-80 s with the packages installed;
+//! installing `slurmdbd mariadb-server` adds about 25 s. It skips on the same terms. The two
+//! tests take turns (one cluster at a time: the machine has 2 cores, and apt-get installs one
+//! set of packages at a time).
 
 use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use crate::common::{assert_same_tree, fleetsim, temp_dir};
+
+/// One test cluster at a time.
+static CLUSTER: Mutex<()> = Mutex::new(());
+
+/// Daemons and tools of the test cluster, and with accounting.
+const SLURM_COMMANDS: [&str; 4] = ["slurmctld", "slurmd", "sbatch", "munged"];
+const ACCOUNTING_COMMANDS: [&str; 7] = [
+    "slurmctld",
+    "slurmd",
+    "sbatch",
+    "munged",
+    "slurmdbd",
+    "mariadbd",
+    "mariadb-install-db",
+];
+
+/// Whether a test of `what` does not run here (saying why): `FLEETSIM_SKIP_SLURM` outside CI,
+/// or a machine that cannot run a cluster needing `commands`.
+fn skip(commands: &[&str], what: &str) -> bool {
+    if std::env::var_os("FLEETSIM_SKIP_SLURM").is_some() && std::env::var_os("CI").is_none() {
+        skipped("FLEETSIM_SKIP_SLURM is set", what);
+        return true;
+    }
+    if let Some(reason) = cannot_run_here(commands) {
+        skipped(&reason, what);
+        return true;
+    }
+    false
+}
 
 /// Longest waits, seconds: starting includes installing packages.
 const START_TIMEOUT_S: u32 = 600;
@@ -56,23 +94,26 @@ struct Cluster {
 
 impl Cluster {
     fn start(dir: &Path) -> Self {
+        Self::try_start(dir, &[])
+            .unwrap_or_else(|out| panic!("the cluster did not start: {}", show(&out)))
+    }
+
+    /// Starts a cluster with `options` of start-local-cluster.sh; the script's output if it
+    /// failed (the cluster is stopped again).
+    fn try_start(dir: &Path, options: &[&str]) -> Result<Self, Output> {
         let port = free_port_pair().to_string();
         let cluster = Cluster {
             dir: dir.to_path_buf(),
             logs: vec![dir.join("log")],
         };
-        let out = script(
-            "start-local-cluster.sh",
-            &["--dir", dir.to_str().unwrap(), "--port", &port],
-            None,
-            START_TIMEOUT_S,
-        );
-        assert!(
-            out.status.success(),
-            "the cluster did not start: {}",
-            show(&out)
-        );
-        cluster
+        let mut args = vec!["--dir", dir.to_str().unwrap(), "--port", &port];
+        args.extend_from_slice(options);
+        let out = script("start-local-cluster.sh", &args, None, START_TIMEOUT_S);
+        if out.status.success() {
+            Ok(cluster)
+        } else {
+            Err(out)
+        }
     }
 
     fn conf(&self) -> PathBuf {
@@ -109,43 +150,44 @@ impl Drop for Cluster {
     }
 }
 
-/// A port p with p and p + 1 free on the loopback (slurmctld and slurmd), so the test does not
-/// collide with another cluster on this machine.
+/// A port p with p to p + 3 free on the loopback (slurmctld, slurmd, and with accounting
+/// slurmdbd and MariaDB), so the test does not collide with another cluster on this machine.
 fn free_port_pair() -> u16 {
     for _ in 0..50 {
         let first = TcpListener::bind("127.0.0.1:0").expect("a free port");
         let port = first.local_addr().unwrap().port();
-        if port < u16::MAX && TcpListener::bind(("127.0.0.1", port + 1)).is_ok() {
+        if port < u16::MAX - 3
+            && (1..=3).all(|k| TcpListener::bind(("127.0.0.1", port + k)).is_ok())
+        {
             return port;
         }
     }
-    panic!("no two adjacent free ports on 127.0.0.1");
+    panic!("no four adjacent free ports on 127.0.0.1");
 }
 
 /// Why this machine cannot run the test cluster, if it cannot: its daemons run as root, and
 /// missing packages are installed with apt-get.
-fn cannot_run_here() -> Option<String> {
+fn cannot_run_here(commands: &[&str]) -> Option<String> {
     let uid = Command::new("id").arg("-u").output().ok()?;
     if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
         return Some("the test cluster's daemons run as root, and this test does not".into());
     }
-    let installed = ["slurmctld", "slurmd", "sbatch", "munged"]
-        .iter()
-        .all(|command| on_path(command));
+    let installed = commands.iter().all(|command| on_path(command));
     if !installed && !on_path("apt-get") {
-        return Some(
-            "Slurm and munge are not installed, and there is no apt-get to install them".into(),
-        );
+        return Some(format!(
+            "{} are not all installed, and there is no apt-get to install them",
+            commands.join(", ")
+        ));
     }
     None
 }
 
 /// Says on stderr why the test did not run. Written to the stream itself, not with
 /// `eprintln!`, so that the test harness shows it even though the test passes.
-fn skipped(reason: &str) {
+fn skipped(reason: &str, what: &str) {
     let _ = writeln!(
         std::io::stderr(),
-        "slurm test skipped: {reason}; a sweep sharded over Slurm is not tested on this machine"
+        "slurm test skipped: {reason}; {what} is not tested on this machine"
     );
 }
 
@@ -164,14 +206,10 @@ fn on_path(command: &str) -> bool {
 
 #[test]
 fn a_sweep_sharded_over_slurm_merges_into_the_unsharded_sweep() {
-    if std::env::var_os("FLEETSIM_SKIP_SLURM").is_some() && std::env::var_os("CI").is_none() {
-        skipped("FLEETSIM_SKIP_SLURM is set");
+    if skip(&SLURM_COMMANDS, "a sweep sharded over Slurm") {
         return;
     }
-    if let Some(reason) = cannot_run_here() {
-        skipped(&reason);
-        return;
-    }
+    let _one_at_a_time = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let dir = temp_dir("slurm");
     let out = dir.join("sweep");
     let mut cluster = Cluster::start(&dir.join("cluster"));
@@ -223,5 +261,182 @@ fn a_sweep_sharded_over_slurm_merges_into_the_unsharded_sweep() {
     assert!(unsharded.status.success(), "{}", show(&unsharded));
     assert_same_tree(&whole, &out.join("merged"));
     drop(cluster);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A Slurm client command against the test cluster, bounded by `timeout`.
+fn slurm(cluster: &Cluster, command: &str, args: &[&str]) -> Output {
+    Command::new("timeout")
+        .args(["-k", "5", "30", command])
+        .args(args)
+        .env("SLURM_CONF", cluster.conf())
+        .env(
+            "PATH",
+            format!(
+                "{}:/usr/sbin:/sbin",
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .output()
+        .expect("timeout runs")
+}
+
+/// The command of issue 12, with a time window: sacct's default starts at midnight, and the
+/// test may run across one.
+const SACCT_FORMAT: &str =
+    "--format=JobID,Submit,Start,End,Elapsed,AllocTRES,State,Account,Partition";
+
+#[test]
+fn a_slurm_history_replays_to_the_gpu_hours_sacct_accounted() {
+    if skip(&ACCOUNTING_COMMANDS, "replaying a Slurm history") {
+        return;
+    }
+    let _one_at_a_time = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let started = Instant::now();
+    let dir = temp_dir("slurm-replay");
+    let options = ["--gpus", "8", "--cpus", "8", "--accounting"];
+    let mut cluster = match Cluster::try_start(&dir.join("cluster"), &options) {
+        Ok(cluster) => cluster,
+        Err(out) => {
+            let text = show(&out);
+            let _ = script(
+                "stop-local-cluster.sh",
+                &["--dir", dir.join("cluster").to_str().unwrap()],
+                None,
+                STOP_TIMEOUT_S,
+            );
+            panic!("the cluster with GPUs and accounting did not start: {text}");
+        }
+    };
+    let logs = dir.join("jobs");
+    std::fs::create_dir_all(&logs).unwrap();
+    cluster.logs.push(logs.clone());
+    let admin = slurm(
+        &cluster,
+        "sacctmgr",
+        &["-i", "add", "account", "nlp,vision"],
+    );
+    assert!(admin.status.success(), "{}", show(&admin));
+    let admin = slurm(
+        &cluster,
+        "sacctmgr",
+        &["-i", "add", "user", "root", "account=nlp,vision"],
+    );
+    assert!(admin.status.success(), "{}", show(&admin));
+
+    // 36 jobs of 1, 2, 4 or 8 GPUs sleeping 1 to 3 s, for two accounts.
+    let mut ids = Vec::new();
+    for i in 0..36 {
+        let gpus = [1, 2, 4, 8][i % 4];
+        let seconds = 1 + i % 3;
+        let account = if i % 5 < 3 { "nlp" } else { "vision" };
+        let out = slurm(
+            &cluster,
+            "sbatch",
+            &[
+                "--parsable",
+                "--chdir",
+                logs.to_str().unwrap(),
+                "-o",
+                "job-%j.out",
+                &format!("--account={account}"),
+                &format!("--gres=gpu:{gpus}"),
+                "--wrap",
+                &format!("sleep {seconds}"),
+            ],
+        );
+        assert!(out.status.success(), "sbatch failed: {}", show(&out));
+        let id = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        ids.push(id.split(';').next().unwrap_or_default().to_string());
+    }
+    let id_list = ids.join(",");
+    // Wait for the queue to empty, then for accounting to hold every job with its end.
+    let deadline = Instant::now() + Duration::from_secs(150);
+    loop {
+        let out = slurm(&cluster, "squeue", &["-h", "-j", &id_list]);
+        if out.status.success() && out.stdout.iter().all(u8::is_ascii_whitespace) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "jobs still queued after 150 s: {}",
+            show(&out)
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let sacct = loop {
+        let out = slurm(
+            &cluster,
+            "sacct",
+            &[
+                "--allocations",
+                "--parsable2",
+                "--starttime=now-1days",
+                SACCT_FORMAT,
+            ],
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let done = text.lines().skip(1).filter(|line| {
+            let fields: Vec<&str> = line.split('|').collect();
+            ids.iter().any(|id| fields[0] == id)
+                && fields[3] != "Unknown"
+                && fields[6] == "COMPLETED"
+        });
+        if out.status.success() && done.count() == ids.len() {
+            break text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "sacct lacks finished jobs: {}\n{text}",
+            show(&out)
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let history = dir.join("history.txt");
+    std::fs::write(&history, &sacct).unwrap();
+    drop(cluster);
+
+    // Slurm's own figures: sum of Elapsed x GPUs (parsed here, not by fleetsim).
+    let (gpu_hours, jobs) = crate::traces::sacct_gpu_hours(&sacct);
+    assert_eq!(jobs, ids.len(), "{sacct}");
+    let scenario = dir.join("replay.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "start = \"2027-01-01\"\nhorizon_months = 1\nreplications = 2\n\n[[workload]]\nname = \"slurm\"\ntrace = \"history.txt\"\ntrace_format = \"slurm\"\nreplay = \"exact\"\n{}",
+            crate::traces::UNLIMITED_ON_DEMAND
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let run = fleetsim(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--no-charts",
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", show(&run));
+    let mut reader = csv::Reader::from_path(out.join("replications.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    for record in reader.records() {
+        let record = record.unwrap();
+        assert_eq!(
+            &record[column("jobs_arrived")],
+            ids.len().to_string().as_str()
+        );
+        let busy: f64 = record[column("gpu_hours_busy")].parse().unwrap();
+        assert!(
+            (busy - gpu_hours).abs() <= 1e-9 * gpu_hours,
+            "replayed {busy} GPU-hours, Slurm accounted {gpu_hours}"
+        );
+    }
+    println!(
+        "slurm replay: {} jobs, {gpu_hours:.6} GPU-hours in sacct, replayed the same; {:.0} s in all",
+        ids.len(),
+        started.elapsed().as_secs_f64()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

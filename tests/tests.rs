@@ -15,4 +15,5 @@ mod sweep;
 mod sweep_charts;
 mod theory;
 mod tidy;
+mod traces;
 mod worked;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stops the cluster start-local-cluster.sh started from DIR (default /tmp/fleetsim-slurm):
-# cancels its jobs (job steps outlive slurmd), then stops slurmd, slurmctld and munged by their
-# pid files, waiting at most TIMEOUT seconds (default 20) for each before killing it.
+# cancels its jobs (job steps outlive slurmd), then stops slurmd, slurmctld, slurmdbd and MariaDB
+# (if started with --accounting) and munged by their pid files, waiting at most TIMEOUT seconds (default 20) for each before killing it.
 #
 #   deploy/slurm/stop-local-cluster.sh [--dir DIR] [--timeout S] [--remove]
 #
@@ -52,6 +52,9 @@ if [[ -f $SLURM_CONF ]] && alive "$(pid_of "$dir/slurmctld.pid")"; then
     fi
 fi
 stop_pids "$(pid_of "$dir/slurmd.pid")" "$(pid_of "$dir/slurmctld.pid")"
+# With accounting: slurmdbd, then its MariaDB.
+stop_pids "$(pid_of "$dir/slurmdbd.pid")"
+stop_pids "$(pid_of "$dir/mysql/mariadbd.pid")"
 stop_pids "$(pid_of "$dir/munge/munged.pid")"
 if $remove; then
     rm -rf "$dir"

@@ -14,6 +14,7 @@ pub mod billing;
 pub mod nodes;
 pub mod progress;
 pub mod queue;
+pub mod replay;
 pub mod reservation;
 pub mod waits;
 pub mod workload;
@@ -31,6 +32,7 @@ use crate::records::{
     GroupRow, JobRow, MonthTotals, PoolMonth, PoolRow, ReplicationRow, Unallocated, UnitResult,
 };
 use crate::rng::{Purpose, SimRng, stream};
+use crate::scenario::trace::replay::NO_SPEC;
 use crate::scenario::{Config, Constrained, Placement, Pool, PoolKind, Strategy};
 use accounts::Accounts;
 use billing::OwnedMonth;
@@ -300,10 +302,13 @@ struct Holding {
 /// their classes (as Slurm's backfill bounds its work with `bf_max_job_test`).
 const HELD_PER_PASS_MAX: u32 = 100;
 
-struct WorkloadStream {
+struct WorkloadStream<'c> {
     clock: ArrivalClock,
     arrivals: SimRng,
     jobs: SimRng,
+    /// Trace workloads (issue 12): the replay, and the trace job of the arrival scheduled.
+    replay: Option<replay::TraceClock<'c>>,
+    next_spec: u32,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -350,6 +355,8 @@ struct Job {
     in_use: bool,
     id: u64,
     workload: u16,
+    /// Its trace job ([`NO_SPEC`]: drawn from the workload's distributions).
+    spec: u32,
     team: u16,
     gpus: u32,
     arrival_h: f64,
@@ -396,7 +403,7 @@ pub struct FleetSim<'c> {
     strategy: &'c Strategy,
     strategy_idx: usize,
     replication: u32,
-    streams: Vec<WorkloadStream>,
+    streams: Vec<WorkloadStream<'c>>,
     pools: Vec<PoolState<'c>>,
     jobs: Vec<Job>,
     vacant_jobs: Vec<u32>,
@@ -436,6 +443,11 @@ impl<'c> FleetSim<'c> {
                 clock: ArrivalClock::new(&w.arrivals),
                 arrivals: stream(seed, replication, Purpose::Arrivals(&w.name)),
                 jobs: stream(seed, replication, Purpose::Jobs(&w.name)),
+                replay: w
+                    .trace
+                    .as_deref()
+                    .map(|r| replay::TraceClock::new(r, seed, replication, &w.name)),
+                next_spec: NO_SPEC,
             })
             .collect();
         let pools: Vec<PoolState> = strategy
@@ -603,11 +615,14 @@ impl<'c> FleetSim<'c> {
 
     fn schedule_next_arrival(&mut self, w: usize, sim: &mut Sim<Event>) {
         let stream = &mut self.streams[w];
-        let next = stream.clock.next(
-            &mut stream.arrivals,
-            &self.config.calendar,
-            self.config.horizon_h,
-        );
+        let (calendar, horizon_h) = (&self.config.calendar, self.config.horizon_h);
+        let next = match stream.replay.as_mut() {
+            Some(clock) => clock.next(calendar, horizon_h).map(|(at_h, spec)| {
+                stream.next_spec = spec;
+                at_h
+            }),
+            None => stream.clock.next(&mut stream.arrivals, calendar, horizon_h),
+        };
         if let Some(at_h) = next {
             sim.schedule_at(at_h, Event::Arrival { workload: w as u16 });
         }
@@ -618,21 +633,28 @@ impl<'c> FleetSim<'c> {
     fn arrive(&mut self, w: usize, sim: &mut Sim<Event>) {
         let now_h = sim.now_h();
         let workload = &self.config.workloads[w];
-        let rng = &mut self.streams[w].jobs;
-        let gpus = workload::sample_gpus(&workload.gpus, rng);
-        let duration_h = workload::sample_duration_h(&workload.duration_h, rng);
+        let spec = self.streams[w].next_spec;
+        let (gpus, duration_h) = match &workload.trace {
+            Some(trace) => trace.job(spec),
+            None => {
+                let rng = &mut self.streams[w].jobs;
+                let gpus = workload::sample_gpus(&workload.gpus, rng);
+                (gpus, workload::sample_duration_h(&workload.duration_h, rng))
+            }
+        };
         let id = self.next_job_id;
         self.next_job_id += 1;
         let counted = now_h >= self.config.warmup_h;
         if counted {
             self.accounts
-                .count(w, workload.team_idx, |c| c.jobs_arrived += 1);
+                .count(w, workload.team_idx_of(spec), |c| c.jobs_arrived += 1);
         }
         let slot = self.vacant_jobs.pop().unwrap_or_else(|| {
             self.jobs.push(Job {
                 in_use: false,
                 id: 0,
                 workload: 0,
+                spec: NO_SPEC,
                 team: 0,
                 gpus: 0,
                 arrival_h: 0.0,
@@ -672,7 +694,8 @@ impl<'c> FleetSim<'c> {
         job.in_use = true;
         job.id = id;
         job.workload = w as u16;
-        job.team = workload.team_idx as u16;
+        job.spec = spec;
+        job.team = workload.team_idx_of(spec) as u16;
         job.gpus = gpus;
         job.arrival_h = now_h;
         job.remaining_ref_h = duration_h;
@@ -1231,8 +1254,7 @@ impl<'c> FleetSim<'c> {
         let job = &self.jobs[slot as usize];
         let w = job.workload as usize;
         let checkpoint = self.config.workloads[w]
-            .checkpoint
-            .as_ref()
+            .checkpoint_of(job.spec)
             .filter(|_| self.strategy.checkpointing);
         let restore_h = match checkpoint {
             Some(checkpoint) if job.needs_restore => checkpoint.restart_h,
@@ -1407,7 +1429,11 @@ impl<'c> FleetSim<'c> {
         self.settle_run(slot, now_h);
         let job = &self.jobs[slot as usize];
         let outcome = job.plan.interrupted_after(now_h - from_h);
-        let (workload, rate) = (job.workload as usize, self.pools[sp].job_rate_per_gpu_h);
+        let (workload, spec, rate) = (
+            job.workload as usize,
+            job.spec,
+            self.pools[sp].job_rate_per_gpu_h,
+        );
         let team = job.team as usize;
         let slowdown = self.pools[sp].slowdown[workload];
         self.account_busy(slot, from_h, now_h);
@@ -1416,8 +1442,10 @@ impl<'c> FleetSim<'c> {
             .count(workload, team, |c| c.lost_gpu_h += gpus_f * outcome.lost_h);
         self.totals.checkpoint_gpu_h += gpus_f * outcome.checkpoint_h;
         self.free_alloc(slot, sim);
-        let has_checkpoint =
-            self.strategy.checkpointing && self.config.workloads[workload].checkpoint.is_some();
+        let has_checkpoint = self.strategy.checkpointing
+            && self.config.workloads[workload]
+                .checkpoint_of(spec)
+                .is_some();
         let job = &mut self.jobs[slot as usize];
         job.remaining_ref_h = (job.remaining_ref_h - outcome.saved_work_h / slowdown).max(0.0);
         job.lost_gpu_h += gpus_f * outcome.lost_h;

@@ -114,6 +114,7 @@ mod tests {
             priority: 0,
             team: String::new(),
             team_idx: 0,
+            trace: None,
         }
     }
 

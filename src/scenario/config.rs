@@ -65,6 +65,9 @@ pub struct Workload {
     pub team: String,
     /// Index of `team` in `Config::teams`.
     pub team_idx: usize,
+    /// A trace workload's jobs (issue 12); its `arrivals`, `gpus` and `duration_h` then only
+    /// describe the trace for estimates.
+    pub trace: Option<std::sync::Arc<super::trace::TraceReplay>>,
 }
 
 /// A non-homogeneous Poisson arrival rate, piecewise constant by hour, weekday and month.

@@ -105,6 +105,19 @@ pub struct WorkloadFile {
     pub priority: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub team: Option<String>,
+    // Trace workloads (issue 12): the jobs of a file instead of rates and distributions.
+    /// A job trace, relative to the scenario file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// "csv" (default), "slurm", "helios", "acme", "philly", "pai" or "openb".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_format: Option<super::trace::TraceFormat>,
+    /// Time zone of trace times written without one: "UTC" (default), "Europe/Berlin", "+08:00".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_timezone: Option<String>,
+    /// "bootstrap" (default: whole days resampled) or "exact" (the same jobs every replication).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<super::trace::Replay>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -10,6 +10,7 @@ mod config;
 pub mod file;
 mod lines;
 mod overrides;
+pub mod trace;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -20,6 +21,7 @@ pub use config::*;
 pub use file::{ScenarioFile, SweepFile};
 pub use lines::Lines;
 pub use overrides::{NAMED_ARRAYS, Override, did_you_mean, field_path, parse_value};
+pub use trace::{TraceCache, TraceFormat, TraceReplay};
 
 /// The built-in default scenario (`fleetsim run` without a file).
 pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/hybrid-vs-cloud.toml");
@@ -71,12 +73,29 @@ pub fn load(path: &Path, overrides: &[Override]) -> Result<Loaded, ScenarioError
     load_text(&source.text, path, &source.default_name, overrides)
 }
 
-/// Checks scenario text; `origin` names it in messages.
+/// Checks scenario text; `origin` names it in messages (and traces are found beside it).
 pub fn load_text(
     text: &str,
     origin: &Path,
     default_name: &str,
     overrides: &[Override],
+) -> Result<Loaded, ScenarioError> {
+    load_text_with(
+        text,
+        origin,
+        default_name,
+        overrides,
+        &TraceCache::default(),
+    )
+}
+
+/// [`load_text`], reading traces through `traces` (shared by the loads of one [`Source`]).
+pub fn load_text_with(
+    text: &str,
+    origin: &Path,
+    default_name: &str,
+    overrides: &[Override],
+    traces: &TraceCache,
 ) -> Result<Loaded, ScenarioError> {
     let path = || origin.to_path_buf();
     let lines = Lines::of(text);
@@ -102,12 +121,24 @@ pub fn load_text(
         }
     }
     let overridden: BTreeSet<String> = overrides.iter().map(|o| o.path.clone()).collect();
-    let checked = check::check(&file, &lines, &overridden, default_name).map_err(|issues| {
-        ScenarioError::Invalid {
-            path: path(),
-            issues,
+    // Trace workloads (issue 12): read their files, check, then check them against the rest.
+    let prepared = trace::replay::prepare(&file, origin, &lines, &overridden, traces);
+    let invalid = |issues| ScenarioError::Invalid {
+        path: path(),
+        issues,
+    };
+    let mut checked = match check::check(&prepared.file, &lines, &overridden, default_name) {
+        Ok(_) if !prepared.issues.is_empty() => return Err(invalid(prepared.issues)),
+        Ok(checked) => checked,
+        Err(mut issues) => {
+            issues.extend(prepared.issues);
+            return Err(invalid(issues));
         }
-    })?;
+    };
+    let issues = trace::replay::attach(&mut checked, &prepared, &file, &lines, &overridden);
+    if !issues.is_empty() {
+        return Err(invalid(issues));
+    }
     Ok(Loaded {
         config: checked.config,
         resolved: checked.resolved,
@@ -145,6 +176,8 @@ pub struct Source {
     pub origin: PathBuf,
     /// The scenario's name when the file gives none (the file name without extension).
     pub default_name: String,
+    /// Traces read by earlier loads of this source: a sweep's points share one copy.
+    pub traces: TraceCache,
 }
 
 impl Source {
@@ -161,12 +194,19 @@ impl Source {
             text,
             origin: path.to_path_buf(),
             default_name,
+            traces: TraceCache::default(),
         })
     }
 
     /// Checks the scenario with `overrides` applied (see [`load_text`]).
     pub fn load(&self, overrides: &[Override]) -> Result<Loaded, ScenarioError> {
-        load_text(&self.text, &self.origin, &self.default_name, overrides)
+        load_text_with(
+            &self.text,
+            &self.origin,
+            &self.default_name,
+            overrides,
+            &self.traces,
+        )
     }
 
     /// The kind of the field at `path` once `overrides` are applied, found by trying values of
@@ -386,6 +426,7 @@ mod tests {
             text: text.to_string(),
             origin: PathBuf::from("<test>"),
             default_name: "test".into(),
+            traces: TraceCache::default(),
         }
     }
 

@@ -129,6 +129,7 @@ fn check_workload(
         team,
         // Set once every workload is known (see `team_indices`).
         team_idx: 0,
+        trace: None, // Set by `trace::replay::attach` (issue 12).
     })
 }
 
