@@ -1,0 +1,257 @@
+//! The end of a unit: jobs still queued or running, elastic nodes billed to the horizon, owned
+//! capacity's months, and the unit's records.
+
+use super::*;
+
+impl<'c> FleetSim<'c> {
+    pub(super) fn trace_job(&mut self, slot: u32, end_h: f64) {
+        let Some(rows) = self.trace.as_mut() else {
+            return;
+        };
+        let job = &self.jobs[slot as usize];
+        let pool = if job.last_pool == NO_POOL {
+            String::new()
+        } else {
+            self.pools[job.last_pool as usize].pool.name.clone()
+        };
+        rows.push(JobRow {
+            strategy: self.strategy.name.clone(),
+            replication: self.replication,
+            job: job.id,
+            workload: self.config.workloads[job.workload as usize].name.clone(),
+            team: self.config.teams[job.team as usize].clone(),
+            gpus: job.gpus,
+            arrival_h: job.arrival_h,
+            start_h: job.first_start_h,
+            end_h,
+            wait_h: if job.first_start_h.is_nan() {
+                self.config.horizon_h - job.arrival_h
+            } else {
+                job.first_start_h - job.arrival_h
+            },
+            pool,
+            preemptions: job.preemptions,
+            lost_gpu_hours: job.lost_gpu_h,
+            cost: job.cost,
+        });
+    }
+
+    /// Closes the accounts at the horizon and returns the unit's records.
+    pub fn finish(mut self, events: u64) -> UnitResult {
+        let config = self.config;
+        let horizon_h = config.horizon_h;
+        // Jobs still running or queued are unfinished; running ones were busy until the horizon.
+        for slot in 0..self.jobs.len() as u32 {
+            let job = &self.jobs[slot as usize];
+            if !job.in_use {
+                continue;
+            }
+            if job.pool != NO_POOL {
+                self.settle_run(slot, horizon_h);
+                let job = &self.jobs[slot as usize];
+                let (sp, gpus, from_h) = (job.pool as usize, job.gpus, job.run_start_h);
+                let partial = job.plan.interrupted_after(horizon_h - from_h);
+                self.account_busy(slot, from_h, horizon_h);
+                self.totals.checkpoint_gpu_h += f64::from(gpus) * partial.checkpoint_h;
+                let rate = self.pools[sp].job_rate_per_gpu_h;
+                let job = &mut self.jobs[slot as usize];
+                job.cost += f64::from(gpus) * (horizon_h - from_h).max(0.0) * rate;
+            }
+            let job = &self.jobs[slot as usize];
+            if job.counted {
+                let waited_h = horizon_h - job.arrival_h;
+                let deadline = config.workloads[job.workload as usize].deadline_h;
+                let missed = u64::from(deadline.is_some_and(|d| waited_h > d));
+                // Not started by the horizon: its wait so far is a lower bound of its wait.
+                let unstarted = job.first_start_h.is_nan();
+                self.accounts
+                    .count(job.workload as usize, job.team as usize, |c| {
+                        c.deadline_misses += missed;
+                        if unstarted {
+                            c.waits.record_censored(waited_h);
+                        }
+                    });
+            }
+            self.trace_job(slot, f64::NAN);
+        }
+        // Elastic nodes still alive are billed up to the horizon.
+        for sp in 0..self.pools.len() {
+            if !self.pools[sp].facts.elastic {
+                continue;
+            }
+            let up: Vec<u32> = self.pools[sp].nodes.up_nodes().to_vec();
+            for index in up {
+                let requested_h = self.pools[sp].nodes.nodes[index as usize].requested_h;
+                self.bill_elastic(sp, requested_h, horizon_h, 0.0);
+            }
+        }
+        // Owned capacity costs the same whether used or not (energy depends on load).
+        for state in &mut self.pools {
+            for (m, month) in self.months.iter_mut().enumerate() {
+                let owned = match &state.pool.kind {
+                    PoolKind::OnPrem(on_prem) => billing::on_prem_month(
+                        on_prem,
+                        state.pool.gpus_per_node,
+                        &config.calendar,
+                        m,
+                        state.by_month[m].gpu_hours_busy,
+                    ),
+                    PoolKind::Reserved(reserved) => billing::reserved_month(
+                        reserved,
+                        state.pool.gpus_per_node,
+                        &config.calendar,
+                        m,
+                    ),
+                    PoolKind::OnDemand(_) | PoolKind::Spot(..) => continue,
+                };
+                add_owned(month, &owned, &mut state.counters, &mut state.by_month[m]);
+            }
+        }
+        self.rows(events)
+    }
+
+    pub(super) fn rows(self, events: u64) -> UnitResult {
+        let strategy_name = &self.strategy.name;
+        let pool_months: Vec<Vec<PoolMonth>> =
+            self.pools.iter().map(|p| p.by_month.clone()).collect();
+        let totals = self.accounts.totals(&pool_months, self.config.idle_cost);
+        let all = &totals.all;
+        let month_sum = |f: fn(&MonthTotals) -> f64| self.months.iter().map(f).sum::<f64>();
+        let busy: f64 = self.pools.iter().map(|p| p.counters.gpu_hours_busy).sum();
+        let paid: f64 = self.pools.iter().map(|p| p.counters.gpu_hours_paid).sum();
+        let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
+        let waits = &all.waits;
+        let [p50_h, p90_h, p95_h, p99_h] = waits.percentiles_h(&[500, 900, 950, 990])[..] else {
+            unreachable!("four percentiles")
+        };
+        let row = ReplicationRow {
+            strategy: strategy_name.clone(),
+            replication: self.replication,
+            total_cost: month_sum(MonthTotals::cost),
+            total_cost_cash: month_sum(MonthTotals::cost_cash),
+            jobs_arrived: all.jobs_arrived,
+            jobs_completed: all.jobs_completed,
+            jobs_unfinished: all.jobs_arrived - all.jobs_completed,
+            wait_mean_h: waits.mean_h(),
+            wait_p95_h: p95_h,
+            turnaround_mean_h: ratio(all.turnaround_sum_h, all.jobs_completed as f64),
+            gpu_hours_busy: busy,
+            gpu_hours_paid: paid,
+            utilization: ratio(busy, paid),
+            preemptions: all.preemptions,
+            lost_gpu_hours: all.lost_gpu_h,
+            checkpoint_gpu_hours: self.totals.checkpoint_gpu_h,
+            burst_jobs: all.burst_jobs,
+            failed_requests: self.pools.iter().map(|p| p.counters.failed_requests).sum(),
+            deadline_misses: all.deadline_misses,
+            wait_p50_h: p50_h,
+            node_failures: self.totals.node_failures,
+            cost_capital: month_sum(|m| m.cost_capital),
+            cost_capital_cash: month_sum(|m| m.cost_capital_cash),
+            cost_energy: month_sum(|m| m.cost_energy),
+            cost_operations: month_sum(|m| m.cost_operations),
+            cost_reserved: month_sum(|m| m.cost_reserved),
+            cost_on_demand: month_sum(|m| m.cost_on_demand),
+            cost_spot: month_sum(|m| m.cost_spot),
+            break_even_months: f64::NAN,
+            jobs_unstarted: waits.censored(),
+            wait_p90_h: p90_h,
+            wait_p99_h: p99_h,
+            wait_max_h: waits.max_h(),
+            wait_p95_lower_bound: accounts::flag(waits.is_lower_bound(950)),
+        };
+        let pools = self
+            .pools
+            .iter()
+            .map(|state| {
+                let c = &state.counters;
+                PoolRow {
+                    strategy: strategy_name.clone(),
+                    replication: self.replication,
+                    pool: state.pool.name.clone(),
+                    pool_type: state.pool.type_name().to_string(),
+                    gpu_hours_busy: c.gpu_hours_busy,
+                    gpu_hours_paid: c.gpu_hours_paid,
+                    cost: c.cost,
+                    cost_cash: c.cost_cash,
+                    utilization: ratio(c.gpu_hours_busy, c.gpu_hours_paid),
+                    jobs_started: c.jobs_started,
+                    preemptions: c.preemptions,
+                    failed_requests: c.failed_requests,
+                    nodes_requested: c.nodes_requested,
+                    nodes_preempted: c.nodes_preempted,
+                    node_failures: c.node_failures,
+                    gpu_hours_down: c.gpu_hours_down,
+                }
+            })
+            .collect();
+        let pool_months = self
+            .pools
+            .iter()
+            .map(|state| state.by_month.clone())
+            .collect();
+        let (workloads, teams, unallocated) = group_rows(&totals, row.total_cost, paid - busy);
+        let mut jobs = self.trace.unwrap_or_default();
+        jobs.sort_by_key(|row| row.job);
+        UnitResult {
+            strategy: self.strategy_idx,
+            replication: self.replication,
+            row,
+            pools,
+            months: self.months,
+            pool_months,
+            workloads,
+            teams,
+            unallocated,
+            jobs,
+            events,
+        }
+    }
+}
+
+/// Rows per workload and per team, with their cost shares, and what is left unallocated:
+/// the rest of the strategy's cost, and its idle paid GPU-hours.
+fn group_rows(
+    totals: &accounts::Totals,
+    total_cost: f64,
+    gpu_hours_idle: f64,
+) -> (Vec<GroupRow>, Vec<GroupRow>, Unallocated) {
+    let rows = |counts: &[accounts::JobCounts], costs: &[f64]| -> Vec<GroupRow> {
+        counts
+            .iter()
+            .zip(costs)
+            .map(|(c, cost)| c.row(*cost))
+            .collect()
+    };
+    let unallocated = Unallocated {
+        // Workload and team shares sum to the same.
+        cost: total_cost - totals.workload_costs.iter().sum::<f64>(),
+        gpu_hours_idle,
+    };
+    (
+        rows(&totals.workloads, &totals.workload_costs),
+        rows(&totals.teams, &totals.team_costs),
+        unallocated,
+    )
+}
+
+fn add_owned(
+    month: &mut MonthTotals,
+    owned: &OwnedMonth,
+    counters: &mut PoolCounters,
+    pool_month: &mut PoolMonth,
+) {
+    month.cost_capital += owned.capital;
+    month.cost_capital_cash += owned.capital_cash;
+    month.cost_energy += owned.energy;
+    month.cost_operations += owned.operations;
+    month.cost_reserved += owned.reserved;
+    month.gpu_hours_paid += owned.paid_gpu_h;
+    let running = owned.energy + owned.operations + owned.reserved;
+    counters.cost += owned.capital + running;
+    counters.cost_cash += owned.capital_cash + running;
+    counters.gpu_hours_paid += owned.paid_gpu_h;
+    pool_month.gpu_hours_paid += owned.paid_gpu_h;
+    pool_month.cost += owned.capital + running;
+    pool_month.cost_cash += owned.capital_cash + running;
+}

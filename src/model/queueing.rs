@@ -1,0 +1,225 @@
+//! Arrivals and the wait queue: a job arrives, waits in its class, changes class when a timer of
+//! its own runs out.
+
+use super::*;
+
+impl<'c> FleetSim<'c> {
+    pub(super) fn schedule_next_arrival(&mut self, w: usize, sim: &mut Sim<Event>) {
+        let stream = &mut self.streams[w];
+        let (calendar, horizon_h) = (&self.config.calendar, self.config.horizon_h);
+        let next = match stream.replay.as_mut() {
+            Some(clock) => clock.next(calendar, horizon_h).map(|(at_h, spec)| {
+                stream.next_spec = spec;
+                at_h
+            }),
+            None => stream.clock.next(&mut stream.arrivals, calendar, horizon_h),
+        };
+        if let Some(at_h) = next {
+            sim.schedule_at(at_h, Event::Arrival { workload: w as u16 });
+        }
+    }
+
+    pub(super) fn arrive(&mut self, w: usize, sim: &mut Sim<Event>) {
+        let now_h = sim.now_h();
+        let workload = &self.config.workloads[w];
+        let spec = self.streams[w].next_spec;
+        let (gpus, duration_h) = match &workload.trace {
+            Some(trace) => trace.job(spec),
+            None => {
+                let rng = &mut self.streams[w].jobs;
+                let gpus = workload::sample_gpus(&workload.gpus, rng);
+                (gpus, workload::sample_duration_h(&workload.duration_h, rng))
+            }
+        };
+        let id = self.next_job_id;
+        self.next_job_id += 1;
+        let counted = now_h >= self.config.warmup_h;
+        if counted {
+            self.accounts
+                .count(w, workload.team_idx_of(spec), |c| c.jobs_arrived += 1);
+        }
+        let slot = self.vacant_jobs.pop().unwrap_or_else(|| {
+            self.jobs.push(Job {
+                in_use: false,
+                id: 0,
+                workload: 0,
+                spec: NO_SPEC,
+                team: 0,
+                gpus: 0,
+                arrival_h: 0.0,
+                queued_h: 0.0,
+                remaining_ref_h: 0.0,
+                first_start_h: f64::NAN,
+                run_pending: false,
+                counted: false,
+                burst: false,
+                needs_restore: false,
+                preemptions: 0,
+                lost_gpu_h: 0.0,
+                cost: 0.0,
+                run: 0,
+                pool: NO_POOL,
+                last_pool: NO_POOL,
+                run_start_h: 0.0,
+                plan: RunPlan {
+                    restore_h: 0.0,
+                    work_h: 0.0,
+                    every_h: 0.0,
+                    write_h: 0.0,
+                },
+                alloc: Vec::new(),
+                retry_from_h: vec![0.0; self.pools.len()],
+                key: QueueKey {
+                    rank: 0,
+                    arrival_seq: 0,
+                    slot: 0,
+                },
+                burst_due: false,
+                class: 0,
+            });
+            self.jobs.len() as u32 - 1
+        });
+        let job = &mut self.jobs[slot as usize];
+        job.in_use = true;
+        job.id = id;
+        job.workload = w as u16;
+        job.spec = spec;
+        job.team = workload.team_idx_of(spec) as u16;
+        job.gpus = gpus;
+        job.arrival_h = now_h;
+        job.remaining_ref_h = duration_h;
+        job.first_start_h = f64::NAN;
+        job.run_pending = false;
+        job.counted = counted;
+        job.burst = false;
+        job.needs_restore = false;
+        job.preemptions = 0;
+        job.lost_gpu_h = 0.0;
+        job.cost = 0.0;
+        job.pool = NO_POOL;
+        job.last_pool = NO_POOL;
+        job.retry_from_h.fill(0.0);
+        job.key = QueueKey::new(self.strategy.queue, workload.priority, id, slot);
+        self.start_waiting(slot, sim);
+        let tried = self.try_newcomer(slot, sim);
+        if tried != Tried::Placed {
+            self.insert_waiting(slot, sim.now_h());
+        }
+        // A refusal may leave granted nodes idle, room that others could use.
+        if tried == Tried::Refused {
+            self.pass_needed = true;
+        }
+        self.schedule_next_arrival(w, sim);
+    }
+
+    /// Tries a job that just arrived. The queue is settled (every waiting job was tried at the
+    /// last change and nothing else changed since), so the newcomer is the only job that may
+    /// start now: under `fifo` only if nobody is ahead of it; under EASY backfill if it does
+    /// not delay the reservation, and a newcomer ahead of the reserved job (by priority) that
+    /// cannot start takes the reservation over in a pass.
+    pub(super) fn try_newcomer(&mut self, slot: u32, sim: &mut Sim<Event>) -> Tried {
+        let queue = self.strategy.queue;
+        let try_now = |sim: &mut Sim<Event>, model: &mut Self| {
+            model.no_capacity_gpus.fill(u32::MAX);
+            model.try_place(slot, sim)
+        };
+        if self.queue.is_empty() || (policies::backfills(queue) && !policies::reserves(queue)) {
+            return try_now(sim, self);
+        }
+        if !policies::backfills(queue) {
+            return Tried::NoRoom;
+        }
+        if self.reserved.is_some() && !self.reservation_current() {
+            // A node went down since the last pass: decide in a new one.
+            self.pass_needed = true;
+            return Tried::NoRoom;
+        }
+        let tried = try_now(sim, self);
+        let key = self.jobs[slot as usize].key;
+        if tried != Tried::Placed && self.reserved.as_ref().is_none_or(|r| key < r.key) {
+            self.pass_needed = true;
+        }
+        tried
+    }
+
+    /// The job (re-)enters the queue now: its burst threshold counts from here.
+    pub(super) fn start_waiting(&mut self, slot: u32, sim: &mut Sim<Event>) {
+        let now_h = sim.now_h();
+        let job = &mut self.jobs[slot as usize];
+        job.queued_h = now_h;
+        job.burst_due = match policies::burst_from_h(self.strategy, now_h) {
+            // Without elastic pools the flag changes nothing: keep the jobs in one class.
+            _ if !self.has_elastic => true,
+            Some(from_h) if from_h <= now_h => true,
+            Some(from_h) => {
+                // Positive floats order like their bits: the heap pops the earliest first.
+                self.class_timers
+                    .push(Reverse((from_h.to_bits(), slot, job.run)));
+                sim.schedule_at(from_h, Event::Wake);
+                false
+            }
+            None => false,
+        };
+    }
+
+    /// The wait-queue class of a waiting job: interchangeable jobs share one.
+    pub(super) fn class_of(&mut self, slot: u32, now_h: f64) -> usize {
+        let job = &self.jobs[slot as usize];
+        let blocked = job
+            .retry_from_h
+            .iter()
+            .enumerate()
+            .filter(|(_, from_h)| **from_h > now_h)
+            .fold(0u64, |mask, (sp, _)| mask | (1 << sp));
+        let workload = &self.config.workloads[job.workload as usize];
+        self.queue.class_of(ClassKey {
+            workload: job.workload,
+            gpus: job.gpus,
+            burst_ok: job.burst_due,
+            spot_ok: policies::spot_open(self.strategy, workload, job.preemptions),
+            blocked,
+        })
+    }
+
+    /// Moves a waiting job to the class its state now calls for.
+    pub(super) fn reclass(&mut self, slot: u32, now_h: f64) {
+        let (from, key) = (self.jobs[slot as usize].class, self.jobs[slot as usize].key);
+        let to = self.class_of(slot, now_h);
+        self.queue.move_to(from, to, key);
+        self.jobs[slot as usize].class = to;
+    }
+
+    pub(super) fn insert_waiting(&mut self, slot: u32, now_h: f64) {
+        let class = self.class_of(slot, now_h);
+        let job = &mut self.jobs[slot as usize];
+        job.class = class;
+        self.queue.insert(class, job.key);
+    }
+
+    /// Puts a job (back) in the queue, keeping its arrival order, and asks for a pass.
+    pub(super) fn enqueue(&mut self, slot: u32, sim: &mut Sim<Event>) {
+        self.start_waiting(slot, sim);
+        self.insert_waiting(slot, sim.now_h());
+        self.pass_needed = true;
+    }
+
+    /// Re-classes every waiting job whose burst threshold or retry timer has run out, all at
+    /// once, so the pass then takes them in queue order.
+    pub(super) fn run_due_timers(&mut self, now_h: f64) {
+        while let Some(Reverse((bits, slot, run))) = self.class_timers.peek().copied() {
+            if f64::from_bits(bits) > now_h {
+                break;
+            }
+            self.class_timers.pop();
+            let job = &mut self.jobs[slot as usize];
+            // Stale when the job started (or finished and the slot was reused) since.
+            if !job.in_use || job.run != run || job.pool != NO_POOL {
+                continue;
+            }
+            job.burst_due = !self.has_elastic
+                || policies::burst_from_h(self.strategy, job.queued_h)
+                    .is_some_and(|from_h| from_h <= now_h);
+            self.reclass(slot, now_h);
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! The scheduling pass and placement: which waiting job goes where, node requests to elastic
+//! pools, and what a refused request does.
+
+use super::*;
+
+impl<'c> FleetSim<'c> {
+    /// Walks the queue in discipline order and places what can be placed. A class whose
+    /// first job finds no room is skipped for the rest of the pass. Under EASY backfill the
+    /// first job that finds no room gets the reservation; later jobs must not delay it.
+    pub(super) fn pass(&mut self, sim: &mut Sim<Event>) {
+        self.pass_needed = false;
+        // Given to the first job of this pass that cannot start (kept as it was, if nothing
+        // changed since).
+        let previous = self.reserved.take();
+        let mut reserved_now = false;
+        if self.queue.is_empty() {
+            return;
+        }
+        let now_h = sim.now_h();
+        self.run_due_timers(now_h);
+        self.no_capacity_gpus.fill(u32::MAX);
+        let backfill = policies::backfills(self.strategy.queue);
+        let reserves = policies::reserves(self.strategy.queue);
+        let mut held_left = HELD_PER_PASS_MAX;
+        self.queue.begin_pass();
+        while let Some((key, class)) = self.queue.next_in_pass() {
+            self.queue_steps += 1;
+            match self.try_place(key.slot, sim) {
+                Tried::Placed => self.queue.remove(class, key),
+                // A retry timer now blocks a pool for this job alone: it changes class.
+                Tried::Refused => self.reclass(key.slot, now_h),
+                Tried::NoRoom => {
+                    if reserves && !reserved_now {
+                        reserved_now = true;
+                        let changes = self.nodes_changes();
+                        let held = match &previous {
+                            Some(r) if r.slot == key.slot && r.class == class => match &r.held {
+                                // Unless its start has come (then it must start now, or
+                                // something unforeseen happened).
+                                Held::Known { changes: c, on }
+                                    if *c == changes
+                                        && on
+                                            .as_ref()
+                                            .is_none_or(|h| h.reservation.shadow_h > now_h) =>
+                                {
+                                    r.held.clone()
+                                }
+                                _ => Held::Unknown,
+                            },
+                            _ => Held::Unknown,
+                        };
+                        self.reserved = Some(Reserved {
+                            slot: key.slot,
+                            key,
+                            class,
+                            held,
+                        });
+                    }
+                    self.queue.fail_class(class);
+                }
+                Tried::Held => {
+                    held_left = held_left.saturating_sub(1);
+                    if held_left == 0 {
+                        self.queue.fail_class(class);
+                    }
+                }
+            }
+            let placed = self.jobs[key.slot as usize].pool != NO_POOL;
+            if !placed && !backfill {
+                break;
+            }
+            // Nothing later can be placed when no pool has room for even one GPU.
+            if self.no_capacity_gpus.iter().all(|g| *g <= 1) {
+                break;
+            }
+        }
+    }
+
+    pub(super) fn try_place(&mut self, slot: u32, sim: &mut Sim<Event>) -> Tried {
+        let now_h = sim.now_h();
+        let mut tried = Tried::NoRoom;
+        for sp in 0..self.pools.len() {
+            let job = &self.jobs[slot as usize];
+            if job.gpus >= self.no_capacity_gpus[sp] || !self.may_try(slot, sp, now_h) {
+                continue;
+            }
+            match self.place_on(slot, sp, sim) {
+                OnPool::Placed => return Tried::Placed,
+                OnPool::NoCapacity => {
+                    let gpus = self.jobs[slot as usize].gpus;
+                    self.no_capacity_gpus[sp] = self.no_capacity_gpus[sp].min(gpus);
+                }
+                OnPool::Refused => tried = Tried::Refused,
+                OnPool::Held if tried == Tried::NoRoom => tried = Tried::Held,
+                OnPool::Held => {}
+            }
+        }
+        tried
+    }
+
+    /// Whether the job may use strategy pool `sp` now (policies: GPU type, burst threshold,
+    /// retry timer, spot fallback).
+    pub(super) fn may_try(&self, slot: u32, sp: usize, now_h: f64) -> bool {
+        let job = &self.jobs[slot as usize];
+        let candidate = Candidate {
+            workload: &self.config.workloads[job.workload as usize],
+            burst_due: job.burst_due,
+            preemptions: job.preemptions,
+            retry_from_h: job.retry_from_h[sp],
+        };
+        policies::may_try(self.strategy, candidate, self.pools[sp].facts, now_h)
+    }
+
+    pub(super) fn place_on(&mut self, slot: u32, sp: usize, sim: &mut Sim<Event>) -> OnPool {
+        let mut plan = std::mem::take(&mut self.scratch_plan);
+        let outcome = self.place_by_plan(slot, sp, &mut plan, sim);
+        self.scratch_plan = plan;
+        outcome
+    }
+
+    pub(super) fn place_by_plan(
+        &mut self,
+        slot: u32,
+        sp: usize,
+        plan: &mut GangPlan,
+        sim: &mut Sim<Event>,
+    ) -> OnPool {
+        let now_h = sim.now_h();
+        let gpus = self.jobs[slot as usize].gpus;
+        self.pools[sp].nodes.plan(gpus, &[], plan);
+        if !self.may_add_nodes(sp, plan.new_nodes.len(), 0) {
+            return OnPool::NoCapacity;
+        }
+        // Another job's reservation on this pool: a job still running at its shadow time may
+        // take only what the reservation leaves spare.
+        let mut runs_past_shadow = false;
+        if let Some(held) = self.reservation_on(sp, slot, now_h) {
+            let (shadow_h, extra, keep) = (held.shadow_h, held.extra_gpus, held.new_nodes as usize);
+            if self.planned_end_h(slot, sp, plan, now_h) > shadow_h {
+                runs_past_shadow = true;
+                let spare = std::mem::take(&mut self.holding_mut().reservation.spare);
+                self.pools[sp].nodes.plan(gpus, &spare, plan);
+                self.holding_mut().reservation.spare = spare;
+                let spread = self.pools[sp].nodes.placement == Placement::Spread;
+                if (spread && u64::from(gpus) > extra)
+                    || !self.may_add_nodes(sp, plan.new_nodes.len(), keep)
+                {
+                    return OnPool::Held;
+                }
+            }
+        }
+        if !plan.new_nodes.is_empty() {
+            if !self.request_nodes(sp, plan.new_nodes.len() as u32, sim) {
+                self.refused(slot, sp, sim);
+                return OnPool::Refused;
+            }
+        } else {
+            self.scratch_nodes.clear();
+        }
+        // `request_nodes` left the new nodes in `scratch_nodes`.
+        let new_indexes = std::mem::take(&mut self.scratch_nodes);
+        let job = &mut self.jobs[slot as usize];
+        self.pools[sp]
+            .nodes
+            .commit(plan, &new_indexes, slot, &mut job.alloc);
+        self.scratch_nodes = new_indexes;
+        if runs_past_shadow {
+            self.hold_less(plan, gpus);
+        }
+        if self.reserved.as_ref().is_some_and(|r| r.slot == slot) {
+            self.reserved = None;
+        }
+        let state = &self.pools[sp];
+        let job = &self.jobs[slot as usize];
+        let start_h = job
+            .alloc
+            .iter()
+            .map(|(node, _)| state.nodes.nodes[*node as usize].ready_h)
+            .fold(now_h, f64::max);
+        self.start_run(slot, sp, start_h, sim);
+        OnPool::Placed
+    }
+
+    /// Whether pool `sp` may have `count` more nodes while keeping `keep` for a reservation.
+    pub(super) fn may_add_nodes(&self, sp: usize, count: usize, keep: usize) -> bool {
+        if count == 0 {
+            return true;
+        }
+        let state = &self.pools[sp];
+        match state.pool.elastic() {
+            None => false,
+            Some(elastic) => elastic
+                .max_nodes
+                .is_none_or(|max| state.nodes.up_count() as usize + count + keep <= max as usize),
+        }
+    }
+
+    /// A shortfall refused a node request: the job asks this pool again after `retry_h`.
+    pub(super) fn refused(&mut self, slot: u32, sp: usize, sim: &mut Sim<Event>) {
+        let elastic = self.pools[sp]
+            .pool
+            .elastic()
+            .expect("requests go to elastic pools");
+        let retry_h = elastic.availability.as_ref().map_or(0.0, |a| a.retry_h);
+        let retry_from_h = sim.now_h() + retry_h;
+        let job = &mut self.jobs[slot as usize];
+        job.retry_from_h[sp] = retry_from_h;
+        self.class_timers
+            .push(Reverse((retry_from_h.to_bits(), slot, job.run)));
+        sim.schedule_at(retry_from_h, Event::Wake);
+        // Nodes granted before the refusal are idle now and may fit smaller gangs.
+        self.no_capacity_gpus[sp] = u32::MAX;
+        self.queue.unfail_all();
+    }
+
+    /// Requests `count` new nodes; false if a shortfall refused one (those granted stay).
+    pub(super) fn request_nodes(&mut self, sp: usize, count: u32, sim: &mut Sim<Event>) -> bool {
+        let now_h = sim.now_h();
+        let state = &mut self.pools[sp];
+        let elastic = state.pool.elastic().expect("requests go to elastic pools");
+        let shortfall = elastic.availability.as_ref().map_or(0.0, |a| a.shortfall);
+        self.scratch_nodes.clear();
+        let mut granted_all = true;
+        for _ in 0..count {
+            if state.constrained {
+                let rng = state.shortfalls.as_mut().expect("shortfall stream");
+                if rng.random::<f64>() < shortfall {
+                    state.counters.failed_requests += 1;
+                    granted_all = false;
+                    break;
+                }
+            }
+            let index = state.nodes.add_slot();
+            state.nodes.bring_up(index);
+            let node = &mut state.nodes.nodes[index as usize];
+            node.requested_h = now_h;
+            node.ready_h = now_h + elastic.provisioning_h;
+            state.counters.nodes_requested += 1;
+            if let PoolKind::Spot(_, preemption) = &state.pool.kind {
+                let rng = state.lifetimes.as_mut().expect("lifetime stream");
+                let lifetime_h = preemption.mean_h * rng.sample::<f64, _>(Exp1);
+                let (life, ready_h) = (node.life, node.ready_h);
+                // A preemption past the horizon would never be handled, only held in memory.
+                if ready_h + lifetime_h <= self.config.horizon_h {
+                    sim.schedule_at(
+                        ready_h + lifetime_h,
+                        Event::NodePreempted {
+                            pool: sp as u16,
+                            node: index,
+                            life,
+                        },
+                    );
+                }
+            }
+            self.scratch_nodes.push(index);
+        }
+        if !granted_all {
+            for i in 0..self.scratch_nodes.len() {
+                let index = self.scratch_nodes[i];
+                self.schedule_idle(sp, index, sim);
+            }
+        }
+        granted_all
+    }
+}
