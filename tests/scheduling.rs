@@ -112,3 +112,68 @@ fn issue_10_backfill_starts_every_wide_gang_and_bounds_its_wait() {
         backfill.workloads[1]
     );
 }
+
+/// Two 8-GPU nodes; jobs listed as (arrival h, GPUs, duration h).
+fn two_nodes(queue: &str, jobs: &[(f64, u32, f64)]) -> String {
+    let mut text = String::from(
+        "start = \"2027-01-01\"\nhorizon_months = 1\nreplications = 1\nseed = 1\n",
+    );
+    for (i, (arrival_h, gpus, duration_h)) in jobs.iter().enumerate() {
+        text += &format!(
+            "[[workload]]\nname = \"j{i}\"\narrival_times_h = [{arrival_h}]\ngpus = {gpus}\n\
+             duration_h = {duration_h}\n"
+        );
+    }
+    text += "[[pool]]\nname = \"dgx\"\ntype = \"on_prem\"\ngpu = \"H100\"\ngpus_per_node = 8\n\
+             nodes = 2\ncapex_per_node = 0\namortization_months = 1\npower_kw_per_node = 0\n\
+             pue = 1\nelectricity_per_kwh = 0\nopex_per_node_month = 0\n";
+    text += &format!("[[strategy]]\nname = \"s\"\npools = [\"dgx\"]\nqueue = \"{queue}\"\n");
+    text
+}
+
+fn start_times_h(text: &str) -> Vec<f64> {
+    let config = config(text);
+    let output = runner::run(&config, true, &|| {}, &AtomicBool::new(false)).unwrap();
+    let mut jobs = output.units[0].jobs.clone();
+    jobs.sort_by(|a, b| a.arrival_h.total_cmp(&b.arrival_h));
+    jobs.iter().map(|j| (j.start_h * 1e6).round() / 1e6).collect()
+}
+
+/// Found by the peer model (tests/peer): a gang arriving to an empty queue that cannot start
+/// got no reservation, so a later 20-h job took its node and the gang waited until 20.3 h.
+/// By hand: the 8-GPU job runs 0.1-10.1 on one node; the 16-GPU gang needs both nodes, its
+/// shadow time is 10.1, so the 1-GPU job (ends 20.3 > 10.1) must wait for the gang's end.
+#[test]
+fn a_blocked_newcomer_to_an_empty_queue_gets_the_reservation() {
+    let jobs = [(0.1, 8, 10.0), (0.2, 16, 5.0), (0.3, 1, 20.0)];
+    assert_eq!(
+        start_times_h(&two_nodes("backfill", &jobs)),
+        vec![0.1, 10.1, 15.1]
+    );
+    // Without a reservation the small job starts at once and the gang waits for it.
+    assert_eq!(
+        start_times_h(&two_nodes("first_fit", &jobs)),
+        vec![0.1, 20.3, 0.3]
+    );
+}
+
+/// Ties between equally free nodes go to the lowest-numbered node (docs/scenario.md). By hand:
+/// a (4 GPUs, until 10 h) and f (4, until 0.55 h) fill node 0; b (4, until 5.1 h) and g (4,
+/// until 0.7 h) fill node 1. At 1 h both nodes have 4 free (node 1 the more recently); job x
+/// (4 GPUs, 20 h) takes node 0, the lowest-numbered, so the 8-GPU job y gets node 1 when b ends
+/// at 5.1 h (on node 1, x would have kept y waiting until node 0 empties at 10 h).
+#[test]
+fn equally_free_nodes_go_lowest_numbered_first() {
+    let jobs = [
+        (0.0, 4, 10.0),
+        (0.05, 4, 0.5),
+        (0.1, 4, 5.0),
+        (0.2, 4, 0.5),
+        (1.0, 4, 20.0),
+        (2.0, 8, 1.0),
+    ];
+    assert_eq!(
+        start_times_h(&two_nodes("fifo", &jobs)),
+        vec![0.0, 0.05, 0.1, 0.2, 1.0, 5.1]
+    );
+}

@@ -8,6 +8,7 @@ mod determinism;
 mod errors;
 mod fuzz;
 mod golden;
+mod peer;
 mod properties;
 mod scheduling;
 mod slurm;

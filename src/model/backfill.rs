@@ -42,8 +42,8 @@ pub(super) struct Holding {
 pub(super) const HELD_PER_PASS_MAX: u32 = 100;
 
 impl<'c> FleetSim<'c> {
-    /// What the reservation holds on pool `sp`, if it holds anything there and is for another
-    /// job than `slot` (worked out now if no job needed it before).
+    /// What the reservation holds on pool `sp`, if it holds anything there and `slot` is behind
+    /// the reserved job in queue order (worked out now if no job needed it before).
     pub(super) fn reservation_on(
         &mut self,
         sp: usize,
@@ -51,7 +51,8 @@ impl<'c> FleetSim<'c> {
         now_h: f64,
     ) -> Option<&Reservation> {
         let reserved = self.reserved.as_ref()?;
-        if reserved.slot == slot {
+        // Only jobs behind the reserved one in queue order must not delay it.
+        if reserved.slot == slot || self.jobs[slot as usize].key < reserved.key {
             return None;
         }
         if matches!(reserved.held, Held::Unknown) {

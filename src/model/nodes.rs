@@ -31,7 +31,6 @@ pub struct Node {
     pub ready_h: f64,
     /// Job slots running (or about to run) on this node.
     pub jobs: Vec<u32>,
-    bucket_pos: u32,
     up_pos: u32,
 }
 
@@ -48,8 +47,8 @@ pub struct NodeSet {
     pub nodes: Vec<Node>,
     /// Slots of absent nodes that may be reused (elastic pools).
     vacant: Vec<u32>,
-    /// `by_free[k]`: up nodes with exactly `k` free GPUs (k >= 1).
-    by_free: Vec<Vec<u32>>,
+    /// `by_free[k]`: up nodes with exactly `k` free GPUs (k >= 1), by index.
+    by_free: Vec<NodeBits>,
     /// All up nodes.
     up: Vec<u32>,
     /// Free GPUs over all up nodes.
@@ -57,6 +56,62 @@ pub struct NodeSet {
 }
 
 const NOWHERE: u32 = u32::MAX;
+
+/// A set of node indices, iterated in increasing order: a bit per node, and a summary bit per
+/// 64 nodes, so that finding the first member skips empty stretches of a large pool.
+#[derive(Debug, Clone, Default)]
+pub struct NodeBits {
+    words: Vec<u64>,
+    /// Bit `w` set: `words[w]` is not zero.
+    summary: Vec<u64>,
+}
+
+impl NodeBits {
+    pub fn insert(&mut self, index: u32) {
+        let (w, b) = (index as usize / 64, index % 64);
+        if w >= self.words.len() {
+            self.words.resize(w + 1, 0);
+            self.summary.resize(self.words.len().div_ceil(64), 0);
+        }
+        self.words[w] |= 1 << b;
+        self.summary[w / 64] |= 1 << (w % 64);
+    }
+
+    pub fn remove(&mut self, index: u32) {
+        let (w, b) = (index as usize / 64, index % 64);
+        self.words[w] &= !(1 << b);
+        if self.words[w] == 0 {
+            self.summary[w / 64] &= !(1 << (w % 64));
+        }
+    }
+
+    pub fn contains(&self, index: u32) -> bool {
+        let w = index as usize / 64;
+        w < self.words.len() && self.words[w] & (1 << (index % 64)) != 0
+    }
+
+    /// Members in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        bits(&self.summary).flat_map(move |w| {
+            bits(std::slice::from_ref(&self.words[w as usize])).map(move |b| w * 64 + b)
+        })
+    }
+}
+
+/// The positions of the set bits of `words`, in increasing order.
+fn bits(words: &[u64]) -> impl Iterator<Item = u32> + '_ {
+    words.iter().enumerate().flat_map(|(w, &word)| {
+        let mut rest = word;
+        std::iter::from_fn(move || {
+            if rest == 0 {
+                return None;
+            }
+            let b = rest.trailing_zeros();
+            rest &= rest - 1;
+            Some(w as u32 * 64 + b)
+        })
+    })
+}
 
 /// Where a gang would go (see [`NodeSet::plan`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -88,7 +143,7 @@ impl NodeSet {
             changes: 0,
             nodes: Vec::new(),
             vacant: Vec::new(),
-            by_free: vec![Vec::new(); gpus_per_node as usize + 1],
+            by_free: vec![NodeBits::default(); gpus_per_node as usize + 1],
             up: Vec::new(),
             free_gpus: 0,
         }
@@ -119,7 +174,6 @@ impl NodeSet {
             requested_h: 0.0,
             ready_h: 0.0,
             jobs: Vec::new(),
-            bucket_pos: NOWHERE,
             up_pos: NOWHERE,
         });
         self.nodes.len() as u32 - 1
@@ -175,11 +229,11 @@ impl NodeSet {
     /// cannot hold, GPUs on new nodes still to be requested. `spare` limits the listed nodes
     /// to that many of their free GPUs (a reservation's holds); other nodes are unrestricted.
     ///
-    /// `NodeLocal`: whole empty nodes for each multiple of a node (the last ones of the
-    /// bucket, LIFO), then the rest on one node, the fullest that fits (best fit keeps nodes
-    /// whole for later gangs and lets idle elastic nodes drain). `Spread`: whole empty nodes
-    /// while a node's worth is needed, then the fullest partial node that fits the rest, else
-    /// the fullest partial nodes from the largest.
+    /// `NodeLocal`: whole empty nodes for each multiple of a node, then the rest on one node,
+    /// the fullest that fits (best fit keeps nodes whole for later gangs and lets idle elastic
+    /// nodes drain). `Spread`: whole empty nodes while a node's worth is needed, then the
+    /// fullest partial node that fits the rest, else the fullest partial nodes from the
+    /// largest. Among equally free nodes, the lowest-numbered first.
     pub fn plan(&mut self, gpus: u32, spare: &[(u32, u32)], plan: &mut GangPlan) {
         plan.clear();
         match self.placement {
@@ -201,12 +255,11 @@ impl NodeSet {
             .map_or(free, |(_, spare)| free.min(*spare))
     }
 
-    /// The last node of bucket `free` not yet in `plan` with at least `need` usable GPUs.
+    /// The first node (by index) of bucket `free` not yet in `plan` with at least `need`
+    /// usable GPUs.
     fn pick(&self, free: u32, need: u32, spare: &[(u32, u32)], plan: &GangPlan) -> Option<u32> {
         self.by_free[free as usize]
             .iter()
-            .rev()
-            .copied()
             .find(|n| !plan.pieces.iter().any(|(p, _)| p == n) && self.usable(*n, spare) >= need)
     }
 
@@ -335,26 +388,17 @@ impl NodeSet {
 
     fn insert_bucket(&mut self, index: u32) {
         let free = self.nodes[index as usize].free_gpus as usize;
-        if free == 0 {
-            self.nodes[index as usize].bucket_pos = NOWHERE;
-            return;
+        if free > 0 {
+            self.by_free[free].insert(index);
         }
-        self.nodes[index as usize].bucket_pos = self.by_free[free].len() as u32;
-        self.by_free[free].push(index);
     }
 
+    /// Before a node's free GPUs change (or it goes down): out of its bucket.
     fn remove_bucket(&mut self, index: u32) {
         let node = &self.nodes[index as usize];
-        if node.bucket_pos == NOWHERE {
-            return;
+        if node.state == NodeState::Up && node.free_gpus > 0 {
+            self.by_free[node.free_gpus as usize].remove(index);
         }
-        let (free, pos) = (node.free_gpus as usize, node.bucket_pos as usize);
-        let bucket = &mut self.by_free[free];
-        bucket.swap_remove(pos);
-        if let Some(moved) = bucket.get(pos) {
-            self.nodes[*moved as usize].bucket_pos = pos as u32;
-        }
-        self.nodes[index as usize].bucket_pos = NOWHERE;
     }
 
     /// Checks the indexes against the nodes (tests and debug builds).
@@ -364,10 +408,11 @@ impl NodeSet {
             if node.state == NodeState::Up {
                 free += u64::from(node.free_gpus);
                 assert_eq!(self.up[node.up_pos as usize], index as u32);
-                if node.free_gpus > 0 {
+                for (free, bucket) in self.by_free.iter().enumerate() {
                     assert_eq!(
-                        self.by_free[node.free_gpus as usize][node.bucket_pos as usize],
-                        index as u32
+                        bucket.contains(index as u32),
+                        free > 0 && free == node.free_gpus as usize,
+                        "node {index} in bucket {free}"
                     );
                 }
             }
@@ -508,7 +553,7 @@ mod tests {
         set.plan(24, &[], &mut plan);
         assert_eq!(plan.new_nodes, vec![8]);
         // Held: the empty nodes are spare for nothing, so 8 GPUs go to a new node.
-        let holds: Vec<(u32, u32)> = set.by_free[8].iter().map(|n| (*n, 0)).collect();
+        let holds: Vec<(u32, u32)> = set.by_free[8].iter().map(|n| (n, 0)).collect();
         set.plan(8, &holds, &mut plan);
         assert_eq!((plan.pieces.len(), plan.new_nodes.clone()), (0, vec![8]));
         set.check();

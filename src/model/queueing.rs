@@ -123,10 +123,10 @@ impl<'c> FleetSim<'c> {
             model.no_capacity_gpus.fill(u32::MAX);
             model.try_place(slot, sim)
         };
-        if self.queue.is_empty() || (policies::backfills(queue) && !policies::reserves(queue)) {
-            return try_now(sim, self);
-        }
-        if !policies::backfills(queue) {
+        if !policies::reserves(queue) {
+            if self.queue.is_empty() || policies::backfills(queue) {
+                return try_now(sim, self);
+            }
             return Tried::NoRoom;
         }
         if self.reserved.is_some() && !self.reservation_current() {
@@ -136,7 +136,12 @@ impl<'c> FleetSim<'c> {
         }
         let tried = try_now(sim, self);
         let key = self.jobs[slot as usize].key;
-        if tried != Tried::Placed && self.reserved.as_ref().is_none_or(|r| key < r.key) {
+        let ahead = self.reserved.as_ref().is_none_or(|r| key < r.key);
+        if ahead && (tried != Tried::Placed || self.reserved.is_some()) {
+            // Blocked, it is the new head and gets the reservation (also when the queue was
+            // empty); started ahead of the reserved job, it moves that job's shadow time, which
+            // may let jobs behind start: either way a pass decides, as every event would in
+            // a real scheduler.
             self.pass_needed = true;
         }
         tried
