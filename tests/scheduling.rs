@@ -115,9 +115,8 @@ fn issue_10_backfill_starts_every_wide_gang_and_bounds_its_wait() {
 
 /// Two 8-GPU nodes; jobs listed as (arrival h, GPUs, duration h).
 fn two_nodes(queue: &str, jobs: &[(f64, u32, f64)]) -> String {
-    let mut text = String::from(
-        "start = \"2027-01-01\"\nhorizon_months = 1\nreplications = 1\nseed = 1\n",
-    );
+    let mut text =
+        String::from("start = \"2027-01-01\"\nhorizon_months = 1\nreplications = 1\nseed = 1\n");
     for (i, (arrival_h, gpus, duration_h)) in jobs.iter().enumerate() {
         text += &format!(
             "[[workload]]\nname = \"j{i}\"\narrival_times_h = [{arrival_h}]\ngpus = {gpus}\n\
@@ -136,7 +135,9 @@ fn start_times_h(text: &str) -> Vec<f64> {
     let output = runner::run(&config, true, &|| {}, &AtomicBool::new(false)).unwrap();
     let mut jobs = output.units[0].jobs.clone();
     jobs.sort_by(|a, b| a.arrival_h.total_cmp(&b.arrival_h));
-    jobs.iter().map(|j| (j.start_h * 1e6).round() / 1e6).collect()
+    jobs.iter()
+        .map(|j| (j.start_h * 1e6).round() / 1e6)
+        .collect()
 }
 
 /// Found by the peer model (tests/peer): a gang arriving to an empty queue that cannot start
