@@ -113,6 +113,48 @@ fn issue_10_backfill_starts_every_wide_gang_and_bounds_its_wait() {
     );
 }
 
+/// Issue 10 on `priority`: with the 1-GPU jobs a level above the gangs, strict priority lets
+/// them pass every gang forever; aging (by default one level per 24 h waited) puts a gang ahead
+/// of the 1-GPU jobs that arrive more than a day after it, so every gang starts.
+#[test]
+fn issue_10_priority_with_aging_starts_every_wide_gang() {
+    let text = WIDE_GANGS
+        .replace(
+            "duration_h = { dist = \"exponential\", mean = 2.0 }",
+            "duration_h = { dist = \"exponential\", mean = 2.0 }\npriority = 1",
+        )
+        .replace("name = \"backfill\"", "name = \"aging\"")
+        .replace("queue = \"backfill\"", "queue = \"priority\"")
+        .replace("name = \"first_fit\"", "name = \"strict\"")
+        .replace(
+            "queue = \"first_fit\"",
+            "queue = \"priority\"\npriority_aging_h = \"never\"",
+        );
+    let config = config(&text);
+    assert_eq!(config.strategies[0].priority_aging_h, Some(24.0));
+    let output = runner::run(&config, true, &|| {}, &AtomicBool::new(false)).unwrap();
+    let (aging, strict) = (&output.units[0], &output.units[1]);
+    let gangs = jobs_of(&aging.jobs, "gang");
+    assert!(gangs.len() > 60, "{} gangs", gangs.len());
+    for gang in &gangs {
+        if gang.arrival_h < config.horizon_h - 48.0 {
+            assert!(!gang.start_h.is_nan(), "a gang never started: {gang:?}");
+        }
+    }
+    assert!(
+        aging.workloads[1].wait_max_h < 24.0 * 7.0,
+        "{:?}",
+        aging.workloads[1]
+    );
+    let starved = jobs_of(&strict.jobs, "gang");
+    let started = starved.iter().filter(|g| !g.start_h.is_nan()).count();
+    assert!(
+        started * 10 < starved.len(),
+        "strict priority: {started} of {} gangs started",
+        starved.len()
+    );
+}
+
 /// Two 8-GPU nodes; jobs listed as (arrival h, GPUs, duration h).
 fn two_nodes(queue: &str, jobs: &[(f64, u32, f64)]) -> String {
     let mut text =

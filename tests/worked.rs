@@ -263,6 +263,71 @@ queue = "{queue}"
 }
 
 #[test]
+fn issue_10_priority_aging_lets_a_low_priority_gang_start() {
+    // One 8-GPU node. A (t=0, 8 GPUs, 1 h, priority 1) runs 0-1. G (t=0.1, 8 GPUs, 1 h,
+    // priority 0) waits. H jobs (1 GPU, 0.9 h, priority 1) arrive every 0.5 h from 0.57 to
+    // 9.57, so one or two of them always run: the node never empties while they come.
+    //   strict priority ("never"): every H is ahead of G, so G starts when the last H ends,
+    //     9.57 + 0.9 = 10.47.
+    //   priority_aging_h = 2: H at t is ahead of G iff t - 2 < 0.1, i.e. those at 0.57, 1.07,
+    //     1.57, 2.07. They start at once (ahead of the reservation): H 0.57 at 1, the others on
+    //     arrival; the last of them ends at 2.97. H 2.57 is behind G and would run past G's
+    //     shadow time 2.97, so it waits: G starts at 2.97 and runs to 3.97.
+    //   backfill (arrival order): G is ahead of every H and starts when A ends, at 1.
+    let h_times: Vec<String> = (0..19).map(|k| format!("{:.2}", 0.57 + 0.5 * f64::from(k))).collect();
+    let text = |queue: &str, aging: &str| {
+        format!(
+            r#"
+[[workload]]
+name = "a"
+arrival_times_h = [0.0]
+gpus = 8
+duration_h = 1
+priority = 1
+[[workload]]
+name = "g"
+arrival_times_h = [0.1]
+gpus = 8
+duration_h = 1
+[[workload]]
+name = "h"
+arrival_times_h = [{}]
+gpus = 1
+duration_h = 0.9
+priority = 1
+[[pool]]
+name = "node"
+type = "on_prem"
+gpu = "H100"
+gpus_per_node = 8
+nodes = 1
+capex_per_node = 0
+amortization_months = 1
+power_kw_per_node = 0
+pue = 1
+electricity_per_kwh = 0
+opex_per_node_month = 0
+[[strategy]]
+name = "s"
+pools = ["node"]
+queue = "{queue}"
+{aging}
+"#,
+            h_times.join(", ")
+        )
+    };
+    for (queue, aging, g_start_h) in [
+        ("priority", "priority_aging_h = \"never\"", 10.47),
+        ("priority", "priority_aging_h = 2", 2.97),
+        ("backfill", "", 1.0),
+    ] {
+        let units = run(&text(queue, aging));
+        let g = job(&units[0], 1);
+        assert!(close(g.start_h, g_start_h), "{queue} {aging}: {g:?}");
+    }
+}
+
+#[test]
 fn jobs_burst_to_the_cloud_after_waiting_the_threshold() {
     // One on-prem GPU busy with A (t=1, 10 h). B (t=2, 1 h) waits; after 3 h (t=5) it may use
     // the cloud, whose node takes 0.5 h: B runs 5.5-6.5 (wait 3.5 h) and is a burst job.

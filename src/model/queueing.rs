@@ -99,7 +99,14 @@ impl<'c> FleetSim<'c> {
         job.pool = NO_POOL;
         job.last_pool = NO_POOL;
         job.retry_from_h.fill(0.0);
-        job.key = QueueKey::new(self.strategy.queue, workload.priority, id, slot);
+        job.key = QueueKey::new(
+            self.strategy.queue,
+            workload.priority,
+            self.strategy.priority_aging_h,
+            now_h,
+            id,
+            slot,
+        );
         self.start_waiting(slot, sim);
         let tried = self.try_newcomer(slot, sim);
         if tried != Tried::Placed {

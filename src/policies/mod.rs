@@ -9,7 +9,8 @@ use crate::scenario::{Queue, Strategy, Workload};
 /// A waiting job's place in the queue: compared as a tuple, smallest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct QueueKey {
-    /// Higher priority first under `priority`; 0 otherwise.
+    /// Under `priority`: higher priority first, or with aging the arrival time less the hours
+    /// its priority is worth, in microhours (see [`QueueKey::new`]); 0 otherwise.
     pub rank: i64,
     /// Arrival order (job number), kept when an interrupted job returns to the queue.
     pub arrival_seq: u64,
@@ -18,10 +19,28 @@ pub struct QueueKey {
 }
 
 impl QueueKey {
-    pub fn new(queue: Queue, priority: i64, arrival_seq: u64, slot: u32) -> Self {
-        let rank = match queue {
-            Queue::Priority => priority.saturating_neg(),
-            Queue::Fifo | Queue::Backfill | Queue::FirstFit => 0,
+    /// The key of a job of `priority` arriving at `arrival_h`. Under `priority` with aging
+    /// (`aging_h`: hours of waiting worth one priority level), a job's effective priority
+    /// `priority + (now - arrival_h) / aging_h` grows as it waits; since `now` is common to all
+    /// jobs, ordering by it is ordering by `arrival_h - priority * aging_h`, a key that never
+    /// changes. So a job is passed by higher-priority work only while that work arrived less
+    /// than `(difference in priority) * aging_h` after it: no class starves. Without aging
+    /// (`None`) the order is strict priority, then arrival.
+    pub fn new(
+        queue: Queue,
+        priority: i64,
+        aging_h: Option<f64>,
+        arrival_h: f64,
+        arrival_seq: u64,
+        slot: u32,
+    ) -> Self {
+        let rank = match (queue, aging_h) {
+            // `as` saturates: a priority worth more than ~290,000 years stays in range.
+            (Queue::Priority, Some(aging_h)) => {
+                ((arrival_h - priority as f64 * aging_h) * MICROHOURS_PER_H).round() as i64
+            }
+            (Queue::Priority, None) => priority.saturating_neg(),
+            (Queue::Fifo | Queue::Backfill | Queue::FirstFit, _) => 0,
         };
         Self {
             rank,
@@ -30,6 +49,8 @@ impl QueueKey {
         }
     }
 }
+
+const MICROHOURS_PER_H: f64 = 1e6;
 
 /// Whether later jobs may start when this one cannot (every discipline but `fifo`).
 pub fn backfills(queue: Queue) -> bool {
@@ -124,6 +145,7 @@ mod tests {
             pools: vec![0],
             burst_after_wait_h: Some(2.0),
             queue: Queue::Fifo,
+            priority_aging_h: None,
             spot_fallback_after: Some(2),
             mixed_precision: false,
             deadline_jobs_off_spot: true,
@@ -229,13 +251,31 @@ mod tests {
 
     #[test]
     fn priority_orders_by_priority_then_arrival() {
-        let low_early = QueueKey::new(Queue::Priority, 0, 1, 0);
-        let high_late = QueueKey::new(Queue::Priority, 5, 2, 1);
+        let low_early = QueueKey::new(Queue::Priority, 0, None, 1.0, 1, 0);
+        let high_late = QueueKey::new(Queue::Priority, 5, None, 1000.0, 2, 1);
         assert!(high_late < low_early);
-        let fifo_early = QueueKey::new(Queue::Fifo, 0, 1, 0);
-        let fifo_late = QueueKey::new(Queue::Fifo, 5, 2, 1);
+        let fifo_early = QueueKey::new(Queue::Fifo, 0, None, 1.0, 1, 0);
+        let fifo_late = QueueKey::new(Queue::Fifo, 5, None, 2.0, 2, 1);
         assert!(fifo_early < fifo_late);
         assert!(!backfills(Queue::Fifo));
         assert!(backfills(Queue::Backfill) && backfills(Queue::Priority));
+    }
+
+    #[test]
+    fn aging_lets_a_waiting_job_overtake_later_higher_priority_work() {
+        // One level is worth 24 h: a priority-2 job is passed by priority-3 jobs that arrive
+        // less than 24 h after it, and passes those that arrive later.
+        let key = |priority, arrival_h: f64, seq| {
+            QueueKey::new(Queue::Priority, priority, Some(24.0), arrival_h, seq, 0)
+        };
+        let waiting = key(2, 10.0, 1);
+        assert!(key(3, 33.9, 2) < waiting);
+        assert!(waiting < key(3, 34.1, 3));
+        // Exactly 24 h later the two are equal in rank; arrival order decides.
+        assert!(waiting < key(3, 34.0, 4));
+        assert_eq!(key(3, 34.0, 4).rank, waiting.rank);
+        // Huge priorities saturate instead of wrapping.
+        assert_eq!(key(i64::MAX, 0.0, 5).rank, i64::MIN);
+        assert_eq!(key(i64::MIN, 0.0, 7).rank, i64::MAX);
     }
 }

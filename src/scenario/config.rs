@@ -377,6 +377,9 @@ pub struct Strategy {
     /// Elastic pools are tried once a job has waited this long; `None`: never.
     pub burst_after_wait_h: Option<f64>,
     pub queue: Queue,
+    /// Under `priority`: hours of waiting worth one priority level (`None`: strict priority,
+    /// which can starve low-priority work).
+    pub priority_aging_h: Option<f64>,
     /// After this many preemptions a job no longer uses spot pools.
     pub spot_fallback_after: Option<u32>,
     pub mixed_precision: bool,

@@ -277,6 +277,9 @@ pub struct StrategyFile {
     pub burst_after_wait_h: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueFile>,
+    /// Under `queue = "priority"`: hours of waiting worth one priority level, or "never".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_aging_h: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spot_fallback_after: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -32,7 +32,11 @@ DOCUMENTED RULES (quotes from docs/scenario.md):
     GPUs". "A later job starts if it ends by the shadow time, or if it leaves the held GPUs
     alone; otherwise it waits. The reserved job therefore starts no later than the shadow time"
     (asserted by the model); "the reservation is recomputed at every pass".
-  * priority: the same with the queue ordered by priority (higher first), then arrival.
+  * priority: the same with the queue ordered by priority (higher first), then arrival
+    (`priority_aging_h = "never"`). priority_aging (fleetsim's `queue = "priority"` with
+    `priority_aging_h = 8`): "a job's effective priority grows by one level for every
+    priority_aging_h hours it waits", i.e. the queue is ordered by arrival_h - priority x 8,
+    then arrival.
   * the pass "turns away at most 100 jobs because of the reservation ...; a pass that reaches
     the bound skips the rest of those jobs' classes" (class = workload, "[[workload]]: classes
     of jobs"). With fixed gpus and duration per workload a later job of a class that was turned
@@ -91,7 +95,8 @@ import subprocess
 import sys
 import tempfile
 
-QUEUES = ("fifo", "backfill", "priority", "first_fit")
+QUEUES = ("fifo", "backfill", "priority", "priority_aging", "first_fit")
+AGING_H = 8  # priority_aging: hours of waiting worth one priority level
 PLACEMENTS = ("node_local", "spread")
 EPS = 1e-6  # start times are compared to within 1e-6 h (3.6 ms)
 BOUND = 100  # jobs turned away per pass because of the reservation
@@ -345,6 +350,8 @@ class Sim:
         q = [self.jobs[i] for i in self.waiting]
         if self.queue == "priority":
             q.sort(key=lambda j: (-j.prio, j.id))
+        elif self.queue == "priority_aging":
+            q.sort(key=lambda j: (j.arrival - j.prio * AGING_H, j.id))
         return q
 
     def note(self, job, what):
@@ -556,7 +563,9 @@ def scenario_text(case):
             "pue = 1", "electricity_per_kwh = 0", "opex_per_node_month = 0", ""]
     for q in QUEUES:
         for pl in PLACEMENTS:
-            out += ["[[strategy]]", f'name = "{q}-{pl}"', 'pools = ["p"]', f'queue = "{q}"', f'placement = "{pl}"', ""]
+            queue = {"priority": 'queue = "priority"\npriority_aging_h = "never"',
+                     "priority_aging": f'queue = "priority"\npriority_aging_h = {AGING_H}'}.get(q, f'queue = "{q}"')
+            out += ["[[strategy]]", f'name = "{q}-{pl}"', 'pools = ["p"]', queue, f'placement = "{pl}"', ""]
     return "\n".join(out)
 
 

@@ -81,6 +81,18 @@ fn check_strategy(
             }
         },
     };
+    let priority_aging_h = hours_or_never(
+        c,
+        &s.priority_aging_h,
+        PRIORITY_AGING_H,
+        &f("priority_aging_h"),
+    );
+    if s.priority_aging_h.is_some() && s.queue != Some(QueueFile::Priority) {
+        c.warnings.push(format!(
+            "strategy `{}` sets priority_aging_h, which applies to queue = \"priority\" only; remove it or set queue = \"priority\"",
+            s.name
+        ));
+    }
     let spot_fallback_after = s
         .spot_fallback_after
         .map(|n| c.count(n, &f("spot_fallback_after"), 1, u32::MAX));
@@ -104,6 +116,10 @@ fn check_strategy(
     };
     resolved.burst_after_wait_h = Some(burst.map_or(Value::String("never".into()), Value::Float));
     resolved.queue = Some(s.queue.unwrap_or(QueueFile::Fifo));
+    if queue == Queue::Priority {
+        resolved.priority_aging_h =
+            Some(priority_aging_h.map_or(Value::String("never".into()), Value::Float));
+    }
     resolved.mixed_precision = Some(s.mixed_precision.unwrap_or(false));
     resolved.deadline_jobs_off_spot = Some(s.deadline_jobs_off_spot.unwrap_or(false));
     resolved.checkpointing = Some(s.checkpointing.unwrap_or(true));
@@ -112,12 +128,43 @@ fn check_strategy(
         pools,
         burst_after_wait_h: burst,
         queue,
+        priority_aging_h,
         spot_fallback_after,
         mixed_precision: s.mixed_precision.unwrap_or(false),
         deadline_jobs_off_spot: s.deadline_jobs_off_spot.unwrap_or(false),
         checkpointing: s.checkpointing.unwrap_or(true),
         placement: s.placement.map(|p| super::pools::placement(Some(p))),
     })
+}
+
+/// Hours of waiting worth one priority level unless the file says otherwise: a day, so a
+/// job is passed by work one level higher only while that work arrived within a day of it.
+const PRIORITY_AGING_H: f64 = 24.0;
+
+/// A positive number of hours, or "never" (`None`); `default` when absent.
+fn hours_or_never(
+    c: &mut Checker<'_>,
+    value: &Option<Value>,
+    default: f64,
+    field: &str,
+) -> Option<f64> {
+    match value {
+        None => Some(default),
+        Some(Value::String(word)) if word == "never" => None,
+        Some(value) => match number_of(value) {
+            Some(hours) if hours > 0.0 && hours.is_finite() => Some(hours),
+            _ => {
+                c.push(
+                    field,
+                    format!(
+                        "must be hours (more than 0) or \"never\", got {}",
+                        describe(value)
+                    ),
+                );
+                None
+            }
+        },
+    }
 }
 
 /// Every gang of every workload must fit some pool it may use, in every strategy.
