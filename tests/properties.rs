@@ -30,6 +30,8 @@ struct Fleet {
     burst_h: f64,
     queue: &'static str,
     placement: &'static str,
+    /// `idle_cost = "proportional"` (else the default, `"unallocated"`).
+    proportional: bool,
 }
 
 fn fleet() -> impl Strategy<Value = Fleet> {
@@ -61,9 +63,12 @@ fn fleet() -> impl Strategy<Value = Fleet> {
                 Just("first_fit")
             ],
         ),
-        prop_oneof![Just("node_local"), Just("spread")],
+        (
+            prop_oneof![Just("node_local"), Just("spread")],
+            any::<bool>(),
+        ),
     )
-        .prop_map(|(a, b, c, placement)| Fleet {
+        .prop_map(|(a, b, c, (placement, proportional))| Fleet {
             seed: a.0,
             arrivals_per_day: a.1,
             gang: a.2,
@@ -81,6 +86,7 @@ fn fleet() -> impl Strategy<Value = Fleet> {
             burst_h: c.4,
             queue: c.5,
             placement,
+            proportional,
         })
 }
 
@@ -102,6 +108,7 @@ start = "2027-03-01"
 horizon_months = 1
 replications = 1
 seed = {seed}
+idle_cost = "{idle_cost}"
 [[workload]]
 name = "mix"
 arrivals_per_day = {arrivals}
@@ -179,6 +186,7 @@ queue = "{queue}"
         burst = f.burst_h,
         queue = f.queue,
         placement = f.placement,
+        idle_cost = if f.proportional { "proportional" } else { "unallocated" },
     )
 }
 

@@ -223,9 +223,12 @@ fn group_rows(
             .map(|(c, cost)| c.row(*cost))
             .collect()
     };
+    // Workload and team shares sum to the same. A rest within rounding of the sum (every
+    // pool-month shared out, `idle_cost = "proportional"`) is zero, not -3.7e-10.
+    let rest = total_cost - totals.workload_costs.iter().sum::<f64>();
+    let rounding = 1e-12 * total_cost.abs().max(1.0);
     let unallocated = Unallocated {
-        // Workload and team shares sum to the same.
-        cost: total_cost - totals.workload_costs.iter().sum::<f64>(),
+        cost: if rest.abs() <= rounding { 0.0 } else { rest },
         gpu_hours_idle,
     };
     (

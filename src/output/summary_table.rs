@@ -1,9 +1,10 @@
-//! The table `fleetsim run` prints: one line per strategy, the numbers a planner acts on.
+//! The table `fleetsim run` prints: one line per strategy, the numbers a planner acts on, and
+//! notes under it for what the means would hide (unfinished and starving work).
 
 use std::fmt::Write;
 
 use crate::format::thousands;
-use crate::records::{Aggregates, SummaryRow};
+use crate::records::{Aggregates, GroupSummaryRow, SummaryRow};
 use crate::scenario::Config;
 
 fn find<'a>(summary: &'a [SummaryRow], strategy: &str, metric: &str) -> Option<&'a SummaryRow> {
@@ -12,16 +13,35 @@ fn find<'a>(summary: &'a [SummaryRow], strategy: &str, metric: &str) -> Option<&
         .find(|r| r.strategy == strategy && r.metric == metric)
 }
 
+fn mean_of(summary: &[SummaryRow], strategy: &str, metric: &str) -> f64 {
+    find(summary, strategy, metric).map_or(f64::NAN, |r| r.mean)
+}
+
+/// Jobs that wait far longer than the p95 says, so that a percentile would hide them: some
+/// job never started and the longest wait is both over a day and over ten times the p95 wait
+/// (a few starving wide gangs among many small jobs), means over replications.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Starving {
+    pub jobs_unstarted: f64,
+    pub wait_max_h: f64,
+    pub wait_p95_h: f64,
+}
+
+/// Whether `strategy`'s waits hide starving jobs (see [`Starving`]), from `summary.csv` rows.
+pub fn starving(summary: &[SummaryRow], strategy: &str) -> Option<Starving> {
+    let found = Starving {
+        jobs_unstarted: mean_of(summary, strategy, "jobs_unstarted"),
+        wait_max_h: mean_of(summary, strategy, "wait_max_h"),
+        wait_p95_h: mean_of(summary, strategy, "wait_p95_h"),
+    };
+    let long_h = (10.0 * found.wait_p95_h).max(24.0);
+    (found.jobs_unstarted > 0.0 && found.wait_max_h > long_h).then_some(found)
+}
+
 /// The workload with the longest mean p95 wait under `strategy`, e.g. "training 6.20 h"
 /// (">=" when its p95 is a lower bound in some replication).
 fn slowest_workload(aggregates: &Aggregates, strategy: &str) -> String {
-    let of = |workload: &str, metric: &str| {
-        aggregates
-            .workloads
-            .iter()
-            .find(|r| r.strategy == strategy && r.group == workload && r.metric == metric)
-            .map_or(f64::NAN, |r| r.mean)
-    };
+    let of = |workload: &str, metric: &str| group_mean(&aggregates.workloads, strategy, workload, metric);
     let mut names: Vec<&str> = aggregates
         .workloads
         .iter()
@@ -41,6 +61,12 @@ fn slowest_workload(aggregates: &Aggregates, strategy: &str) -> String {
     }
 }
 
+fn group_mean(rows: &[GroupSummaryRow], strategy: &str, group: &str, metric: &str) -> f64 {
+    rows.iter()
+        .find(|r| r.strategy == strategy && r.group == group && r.metric == metric)
+        .map_or(f64::NAN, |r| r.mean)
+}
+
 fn bounded_hours(value_h: f64, lower_bound: bool) -> String {
     if lower_bound && !value_h.is_nan() {
         format!(">={}", hours(value_h))
@@ -51,110 +77,33 @@ fn bounded_hours(value_h: f64, lower_bound: bool) -> String {
 
 /// The terminal summary of a run.
 pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
-    let summary = &aggregates.summary;
-    let baseline = &config.strategies[config.baseline].name;
-    let mut header = vec![
-        "strategy".to_string(),
-        format!("total cost {} (95% CI)", config.currency),
-        "vs baseline".to_string(),
-        "util".to_string(),
-        "p95 wait".to_string(),
-        "burst".to_string(),
-        "preempt".to_string(),
-        "lost GPU-h".to_string(),
-        "unfinished".to_string(),
-        "break-even".to_string(),
-    ];
+    let mut header: Vec<String> = [
+        "strategy",
+        &format!("total cost {} (95% CI)", config.currency),
+        "vs baseline",
+        "util",
+        "p95 wait",
+        "burst",
+        "preempt",
+        "lost GPU-h",
+        "unfinished",
+        "never started",
+        "break-even",
+    ]
+    .map(String::from)
+    .to_vec();
     // Which workload waits longest, when there are several.
     let by_workload = config.workloads.len() > 1;
     if by_workload {
         header.insert(5, "slowest workload (p95)".to_string());
     }
-    let mut rows = Vec::new();
-    for (s, strategy) in config.strategies.iter().enumerate() {
-        let name = &strategy.name;
-        let mean = |metric: &str| find(summary, name, metric).map_or(f64::NAN, |r| r.mean);
-        let cost = find(summary, name, "total_cost");
-        let cost_text = match cost {
-            Some(c) if c.n > 1 => format!(
-                "{} ± {}",
-                thousands(c.mean, 0),
-                thousands((c.ci95_high - c.ci95_low) / 2.0, 0)
-            ),
-            Some(c) => thousands(c.mean, 0),
-            None => "-".into(),
-        };
-        let versus = if s == config.baseline {
-            "baseline".to_string()
-        } else {
-            let difference = find(summary, name, "total_cost_vs_baseline");
-            let base = mean_of(summary, baseline, "total_cost");
-            match difference {
-                Some(d) => {
-                    let sign = if d.mean > 0.0 { "+" } else { "" };
-                    let share = if base != 0.0 {
-                        format!(" ({sign}{:.1}%)", 100.0 * d.mean / base)
-                    } else {
-                        String::new()
-                    };
-                    let significant = if d.n > 1 && (d.ci95_low > 0.0 || d.ci95_high < 0.0) {
-                        ""
-                    } else {
-                        " ~"
-                    };
-                    format!("{sign}{}{share}{significant}", thousands(d.mean, 0))
-                }
-                None => "-".into(),
+    let rows: Vec<Vec<String>> = (0..config.strategies.len())
+        .map(|s| {
+            let mut row = strategy_row(config, aggregates, s);
+            if by_workload {
+                row.insert(5, slowest_workload(aggregates, &config.strategies[s].name));
             }
-        };
-        let arrived = mean("jobs_arrived");
-        let burst_share = if arrived > 0.0 {
-            format!("{:.0}%", 100.0 * mean("burst_jobs") / arrived)
-        } else {
-            "-".into()
-        };
-        let unfinished = if arrived > 0.0 {
-            format!("{:.1}%", 100.0 * mean("jobs_unfinished") / arrived)
-        } else {
-            "-".into()
-        };
-        let break_even = if s == config.baseline {
-            "-".to_string()
-        } else {
-            aggregates.break_even_month[s]
-                .clone()
-                .unwrap_or_else(|| "never".into())
-        };
-        // A p95 that a job never started reaches is only a lower bound of the real one.
-        let lower_bound = aggregates
-            .replications
-            .iter()
-            .filter(|r| r.strategy == *name)
-            .any(|r| r.wait_p95_lower_bound > 0.0);
-        let mut row = vec![
-            name.clone(),
-            cost_text,
-            versus,
-            percent(mean("utilization")),
-            bounded_hours(mean("wait_p95_h"), lower_bound),
-            burst_share,
-            thousands(mean("preemptions"), 0),
-            thousands(mean("lost_gpu_hours"), 0),
-            unfinished,
-            break_even,
-        ];
-        if by_workload {
-            row.insert(5, slowest_workload(aggregates, name));
-        }
-        rows.push(row);
-    }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| {
-            rows.iter()
-                .map(|r| r[c].chars().count())
-                .chain([header[c].chars().count()])
-                .max()
-                .unwrap_or(0)
+            row
         })
         .collect();
     let mut out = String::new();
@@ -171,43 +120,127 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
         config.currency,
     );
     out.push('\n');
-    for (c, cell) in header.iter_mut().enumerate() {
-        *cell = pad(cell, widths[c], c == 0);
-    }
-    let _ = writeln!(out, "{}", header.join("  ").trim_end());
-    for row in &rows {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, cell)| pad(cell, widths[c], c == 0))
-            .collect();
-        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
-    }
+    out += &aligned(&header, &rows);
     out.push('\n');
     let _ = writeln!(
         out,
         "util = busy / paid GPU-hours; p95 wait = time to first start, mean over replications; burst = jobs that ran on\n\
-         on-demand or spot; break-even = first month from which the cumulative cash cost stays below the baseline's;\n\
-         ~ = difference not significant at 95%."
+         on-demand or spot; never started = jobs per replication still waiting at the horizon; break-even = first month\n\
+         from which the cumulative cash cost stays below the baseline's; ~ = difference not significant at 95%."
     );
-    // Jobs never started count with their waits up to the horizon: say how many, and that the
-    // wait figures they reach are lower bounds.
+    out += &notes(config, aggregates);
+    out
+}
+
+/// One strategy's cells, in the order of the header (without the slowest workload).
+fn strategy_row(config: &Config, aggregates: &Aggregates, s: usize) -> Vec<String> {
+    let summary = &aggregates.summary;
+    let name = &config.strategies[s].name;
+    let mean = |metric: &str| mean_of(summary, name, metric);
+    let cost_text = match find(summary, name, "total_cost") {
+        Some(c) if c.n > 1 => format!(
+            "{} ± {}",
+            thousands(c.mean, 0),
+            thousands((c.ci95_high - c.ci95_low) / 2.0, 0)
+        ),
+        Some(c) => thousands(c.mean, 0),
+        None => "-".into(),
+    };
+    let arrived = mean("jobs_arrived");
+    let share = |metric: &str, decimals: usize| {
+        if arrived > 0.0 {
+            format!("{:.*}%", decimals, 100.0 * mean(metric) / arrived)
+        } else {
+            "-".into()
+        }
+    };
+    let break_even = if s == config.baseline {
+        "-".to_string()
+    } else {
+        aggregates.break_even_month[s]
+            .clone()
+            .unwrap_or_else(|| "never".into())
+    };
+    // A p95 that a job never started reaches is only a lower bound of the real one.
+    let lower_bound = aggregates
+        .replications
+        .iter()
+        .filter(|r| r.strategy == *name)
+        .any(|r| r.wait_p95_lower_bound > 0.0);
+    vec![
+        name.clone(),
+        cost_text,
+        versus_baseline(config, summary, s),
+        percent(mean("utilization")),
+        bounded_hours(mean("wait_p95_h"), lower_bound),
+        share("burst_jobs", 0),
+        thousands(mean("preemptions"), 0),
+        thousands(mean("lost_gpu_hours"), 0),
+        share("jobs_unfinished", 1),
+        job_count(mean("jobs_unstarted")),
+        break_even,
+    ]
+}
+
+/// The paired difference with the baseline, e.g. "-964,022 (-10.3%)", "~" when not significant.
+fn versus_baseline(config: &Config, summary: &[SummaryRow], s: usize) -> String {
+    if s == config.baseline {
+        return "baseline".to_string();
+    }
+    let name = &config.strategies[s].name;
+    let base = mean_of(summary, &config.strategies[config.baseline].name, "total_cost");
+    let Some(d) = find(summary, name, "total_cost_vs_baseline") else {
+        return "-".into();
+    };
+    let sign = if d.mean > 0.0 { "+" } else { "" };
+    let share = if base != 0.0 {
+        format!(" ({sign}{:.1}%)", 100.0 * d.mean / base)
+    } else {
+        String::new()
+    };
+    let significant = if d.n > 1 && (d.ci95_low > 0.0 || d.ci95_high < 0.0) {
+        ""
+    } else {
+        " ~"
+    };
+    format!("{sign}{}{share}{significant}", thousands(d.mean, 0))
+}
+
+/// The notes under the table: unfinished work and lower-bound waits, starving jobs, too few
+/// replications.
+fn notes(config: &Config, aggregates: &Aggregates) -> String {
+    let summary = &aggregates.summary;
+    let mut out = String::new();
     for strategy in &config.strategies {
-        let arrived = mean_of(summary, &strategy.name, "jobs_arrived");
-        let share = mean_of(summary, &strategy.name, "jobs_unfinished") / arrived;
-        let unstarted = mean_of(summary, &strategy.name, "jobs_unstarted") / arrived;
-        let bounded = mean_of(summary, &strategy.name, "wait_p95_lower_bound") > 0.0;
+        let name = &strategy.name;
+        let arrived = mean_of(summary, name, "jobs_arrived");
+        let share = mean_of(summary, name, "jobs_unfinished") / arrived;
+        let unstarted = mean_of(summary, name, "jobs_unstarted") / arrived;
+        let bounded = mean_of(summary, name, "wait_p95_lower_bound") > 0.0;
+        // Jobs never started count with their waits up to the horizon: say how many, and that
+        // the wait figures they reach are lower bounds.
         if share > 0.01 || bounded {
             let _ = writeln!(
                 out,
-                "note: {:.1}% of the jobs of `{}` are still queued or running at the horizon, {:.1}% never \
+                "note: {:.1}% of the jobs of `{name}` are still queued or running at the horizon, {:.1}% never \
                  started; waits of jobs never started count up to the horizon, so waits marked >= are lower bounds",
                 100.0 * share,
-                strategy.name,
                 100.0 * unstarted,
             );
         }
+        if let Some(found) = starving(summary, name) {
+            let _ = writeln!(
+                out,
+                "note: under `{name}` {} job(s) per replication never started and the longest wait is {} against a \
+                 p95 of {}: a few jobs starve{} (jobs_unstarted and wait_max_h in workloads.csv)",
+                job_count(found.jobs_unstarted),
+                hours(found.wait_max_h),
+                hours(found.wait_p95_h),
+                most_unstarted(config, aggregates, name),
+            );
+        }
     }
+    let replications = config.replications;
     if replications < 10 {
         let _ = writeln!(
             out,
@@ -217,8 +250,58 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
     out
 }
 
-fn mean_of(summary: &[SummaryRow], strategy: &str, metric: &str) -> f64 {
-    find(summary, strategy, metric).map_or(f64::NAN, |r| r.mean)
+/// ", most of them in workload `wide` (88 of its 90 jobs)", for the workload with the most jobs
+/// never started; empty with one workload.
+fn most_unstarted(config: &Config, aggregates: &Aggregates, strategy: &str) -> String {
+    if config.workloads.len() < 2 {
+        return String::new();
+    }
+    let of = |w: &str, metric: &str| group_mean(&aggregates.workloads, strategy, w, metric);
+    config
+        .workloads
+        .iter()
+        .map(|w| (w.name.as_str(), of(&w.name, "jobs_unstarted")))
+        .filter(|(_, n)| *n > 0.0)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(String::new(), |(w, n)| {
+            format!(
+                ", most of them in workload `{w}` ({} of its {} jobs)",
+                job_count(n),
+                job_count(of(w, "jobs_arrived"))
+            )
+        })
+}
+
+/// A mean count of jobs: whole numbers, "<1" for a fraction of one.
+fn job_count(value: f64) -> String {
+    if value > 0.0 && value < 0.5 {
+        "<1".into()
+    } else {
+        thousands(value, 0)
+    }
+}
+
+/// The header and rows as columns: the first left-aligned, the others right-aligned.
+fn aligned(header: &[String], rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([header[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| pad(cell, widths[c], c == 0))
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    }
+    out
 }
 
 fn percent(value: f64) -> String {

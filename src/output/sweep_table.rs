@@ -146,7 +146,16 @@ pub fn best_points(
                     .collect();
                 format!("point {}: {}", best.index, values.join(", "))
             };
-            let _ = writeln!(text, "  {strategy:width$}  {value:>22}  {at}");
+            // A low p95 that hides jobs starving is no answer to "which point waits least".
+            let warning = match super::summary_table::starving(&best.summary, strategy) {
+                Some(found) if metric == "wait_p95_h" => format!(
+                    "  (but {} job(s) per replication never started, longest wait {} h)",
+                    thousands(found.jobs_unstarted.max(1.0), 0),
+                    thousands(found.wait_max_h, 0)
+                ),
+                _ => String::new(),
+            };
+            let _ = writeln!(text, "  {strategy:width$}  {value:>22}  {at}{warning}");
         }
     }
     text
