@@ -158,6 +158,76 @@ impl GroupRow {
     ];
 }
 
+/// One service's figures in one replication (aggregated into `services.csv`). Demand is in
+/// GPUs of the service's `gpu`; `gpu_hours_allocated` in GPUs of the pools it ran on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServiceRow {
+    pub gpu_hours_demanded: f64,
+    /// Demand met by serving replicas.
+    pub gpu_hours_served: f64,
+    /// Demand above what was serving.
+    pub gpu_hours_unserved: f64,
+    /// Unserved over demanded GPU-hours (NaN without demand).
+    pub unserved_share: f64,
+    /// Share of the horizon's hours in which the demand was fully met.
+    pub met_share: f64,
+    /// GPU-hours the replicas held (loading or serving), on the pools' GPUs.
+    pub gpu_hours_allocated: f64,
+    /// Most GPUs of demand at once (GPUs of the service's `gpu`).
+    pub gpus_demanded_max: f64,
+    /// Replicas added by the autoscaler (those of the start included).
+    pub scale_ups: u64,
+    /// Replicas lost to spot preemptions, node failures and the end of reserved terms.
+    pub replicas_preempted: u64,
+    /// Batch jobs interrupted to make room for a replica (`service_preempts`).
+    pub batch_jobs_preempted: u64,
+    /// Share of the strategy's cost (amortised view), as for workloads.
+    pub cost: f64,
+}
+
+/// A metric of a service row, by name.
+pub type ServiceMetric = (&'static str, fn(&ServiceRow) -> f64);
+
+impl ServiceRow {
+    /// The metrics of `services.csv`, in order.
+    pub const METRICS: [ServiceMetric; 11] = [
+        ("gpu_hours_demanded", |r| r.gpu_hours_demanded),
+        ("gpu_hours_served", |r| r.gpu_hours_served),
+        ("gpu_hours_unserved", |r| r.gpu_hours_unserved),
+        ("unserved_share", |r| r.unserved_share),
+        ("met_share", |r| r.met_share),
+        ("gpu_hours_allocated", |r| r.gpu_hours_allocated),
+        ("gpus_demanded_max", |r| r.gpus_demanded_max),
+        ("scale_ups", |r| r.scale_ups as f64),
+        ("replicas_preempted", |r| r.replicas_preempted as f64),
+        ("batch_jobs_preempted", |r| r.batch_jobs_preempted as f64),
+        ("cost", |r| r.cost),
+    ];
+}
+
+/// One service in one calendar month (or one hour of the day over the horizon) of one
+/// replication: GPU-hours demanded, served and allocated, and the hours they cover.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ServicePeriod {
+    pub gpu_hours_demanded: f64,
+    pub gpu_hours_served: f64,
+    pub gpu_hours_allocated: f64,
+    pub hours: f64,
+}
+
+/// One row of `services_monthly.csv` (`period` a month, YYYY-MM) or `services_hourly.csv`
+/// (`period` an hour of the day, 0-23 UTC): mean GPUs over the period, mean over replications.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServicePeriodRow {
+    pub strategy: String,
+    pub service: String,
+    pub period: String,
+    pub gpus_demanded: f64,
+    pub gpus_served: f64,
+    /// Pool GPUs held by the service's replicas.
+    pub gpus_allocated: f64,
+}
+
 /// What idle paid capacity cost in one replication: the part of the strategy's cost shared
 /// out to no workload or team.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -172,7 +242,7 @@ pub struct Unallocated {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GroupSummaryRow {
     pub strategy: String,
-    #[serde(alias = "workload", alias = "team")]
+    #[serde(alias = "workload", alias = "team", alias = "service")]
     pub group: String,
     pub metric: String,
     pub mean: f64,
@@ -363,6 +433,12 @@ pub struct UnitResult {
     /// Per workload and per team of the scenario, in its order.
     pub workloads: Vec<GroupRow>,
     pub teams: Vec<GroupRow>,
+    /// Per service of the scenario, in its order.
+    pub services: Vec<ServiceRow>,
+    /// Per service, per calendar month.
+    pub service_months: Vec<Vec<ServicePeriod>>,
+    /// Per service, per hour of the day (UTC).
+    pub service_hours: Vec<[ServicePeriod; 24]>,
     pub unallocated: Unallocated,
     pub jobs: Vec<JobRow>,
     pub events: u64,
@@ -380,6 +456,10 @@ pub struct Aggregates {
     /// `unallocated` cost of idle capacity.
     pub workloads: Vec<GroupSummaryRow>,
     pub teams: Vec<GroupSummaryRow>,
+    /// `services.csv`: per strategy, service and metric.
+    pub services: Vec<GroupSummaryRow>,
+    pub services_monthly: Vec<ServicePeriodRow>,
+    pub services_hourly: Vec<ServicePeriodRow>,
     /// Per strategy: the break-even month (YYYY-MM) of the mean cash-view curves, if any.
     pub break_even_month: Vec<Option<String>>,
 }

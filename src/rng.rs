@@ -35,6 +35,8 @@ pub enum Purpose<'a> {
     TraceDays(&'a str),
     /// Whether each job of a replayed trace is dropped or copied to follow its growth.
     TraceGrowth(&'a str),
+    /// A service's hourly demand variation (issue 13), one draw per hour.
+    ServiceDemand(&'a str),
     /// The points of a sampled sweep (`--sample random:N` or `lhs:N`), named by the method.
     /// Drawn once per sweep, never inside a replication.
     Sweep(&'a str),
@@ -54,6 +56,7 @@ impl Purpose<'_> {
             Purpose::Episodes(name) => ("episodes", name),
             Purpose::TraceDays(name) => ("trace-days", name),
             Purpose::TraceGrowth(name) => ("trace-growth", name),
+            Purpose::ServiceDemand(name) => ("service-demand", name),
             Purpose::Sweep(name) => ("sweep", name),
         };
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;

@@ -186,7 +186,11 @@ queue = "{queue}"
         burst = f.burst_h,
         queue = f.queue,
         placement = f.placement,
-        idle_cost = if f.proportional { "proportional" } else { "unallocated" },
+        idle_cost = if f.proportional {
+            "proportional"
+        } else {
+            "unallocated"
+        },
     )
 }
 

@@ -274,7 +274,9 @@ fn issue_10_priority_aging_lets_a_low_priority_gang_start() {
     //     arrival; the last of them ends at 2.97. H 2.57 is behind G and would run past G's
     //     shadow time 2.97, so it waits: G starts at 2.97 and runs to 3.97.
     //   backfill (arrival order): G is ahead of every H and starts when A ends, at 1.
-    let h_times: Vec<String> = (0..19).map(|k| format!("{:.2}", 0.57 + 0.5 * f64::from(k))).collect();
+    let h_times: Vec<String> = (0..19)
+        .map(|k| format!("{:.2}", 0.57 + 0.5 * f64::from(k)))
+        .collect();
     let text = |queue: &str, aging: &str| {
         format!(
             r#"

@@ -139,10 +139,7 @@ impl Accounts {
     /// Adds up the pairs into all jobs, workloads and teams, and shares out each pool-month's
     /// cost (`pool_months[sp][m]`).
     pub fn totals(&self, pool_months: &[Vec<PoolMonth>], idle_cost: IdleCost) -> Totals {
-        let rates: Vec<f64> = pool_months
-            .iter()
-            .flat_map(|months| months.iter().map(|m| rate(m, idle_cost)))
-            .collect();
+        let rates = rates(pool_months, idle_cost);
         let mut totals = Totals {
             all: JobCounts::default(),
             workloads: vec![JobCounts::default(); self.workloads],
@@ -181,6 +178,14 @@ impl Accounts {
     fn used_pairs(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.pairs.len()).filter(|i| self.pairs[*i].is_some())
     }
+}
+
+/// Every pool-month's cost per GPU-hour allocated to its users, at `sp * months + m`.
+pub fn rates(pool_months: &[Vec<PoolMonth>], idle_cost: IdleCost) -> Vec<f64> {
+    pool_months
+        .iter()
+        .flat_map(|months| months.iter().map(|m| rate(m, idle_cost)))
+        .collect()
 }
 
 /// A pool-month's cost per GPU-hour allocated to its users.

@@ -178,15 +178,31 @@ impl<'c> FleetSim<'c> {
         for &index in nodes.up_nodes() {
             let node = &nodes.nodes[index as usize];
             let first = ends.len();
-            for &job_slot in &node.jobs {
-                let job = &self.jobs[job_slot as usize];
-                let end_h = job.run_start_h + job.plan.total_h();
-                let gpus: u32 = job
-                    .alloc
-                    .iter()
-                    .filter(|(n, _)| *n == index)
-                    .map(|(_, g)| g)
-                    .sum();
+            for &slot in &node.jobs {
+                // Services hold their GPUs with no planned end.
+                let (end_h, gpus) = match services::holder(slot) {
+                    services::Holder::Job(job_slot) => {
+                        let job = &self.jobs[job_slot as usize];
+                        let gpus: u32 = job
+                            .alloc
+                            .iter()
+                            .filter(|(n, _)| *n == index)
+                            .map(|(_, g)| g)
+                            .sum();
+                        (job.run_start_h + job.plan.total_h(), gpus)
+                    }
+                    services::Holder::Replica(replica) => {
+                        (f64::INFINITY, self.replicas[replica as usize].gpus)
+                    }
+                    services::Holder::Hold => (
+                        f64::INFINITY,
+                        self.pools[sp]
+                            .held
+                            .iter()
+                            .find(|(n, _)| *n == index)
+                            .map_or(0, |(_, g)| *g),
+                    ),
+                };
                 ends.push((end_h, gpus));
             }
             outlook.push(NodeOutlook {

@@ -74,6 +74,7 @@ impl<'c> FleetSim<'c> {
             }
             self.trace_job(slot, f64::NAN);
         }
+        self.close_services();
         // Elastic nodes still alive are billed up to the horizon.
         for sp in 0..self.pools.len() {
             if !self.pools[sp].facts.elastic {
@@ -114,7 +115,15 @@ impl<'c> FleetSim<'c> {
         let strategy_name = &self.strategy.name;
         let pool_months: Vec<Vec<PoolMonth>> =
             self.pools.iter().map(|p| p.by_month.clone()).collect();
-        let totals = self.accounts.totals(&pool_months, self.config.idle_cost);
+        let mut totals = self.accounts.totals(&pool_months, self.config.idle_cost);
+        let services = self.service_rows(&accounts::rates(&pool_months, self.config.idle_cost));
+        // Services join their teams' showback: cost and busy GPU-hours.
+        for ((team, busy), service) in self.service_teams().into_iter().zip(&services) {
+            totals.teams[team].gpu_hours_busy += busy;
+            totals.team_costs[team] += service.cost;
+        }
+        let services_cost: f64 = services.iter().map(|s| s.cost).sum();
+        let (service_months, service_hours) = self.service_periods();
         let all = &totals.all;
         let month_sum = |f: fn(&MonthTotals) -> f64| self.months.iter().map(f).sum::<f64>();
         let busy: f64 = self.pools.iter().map(|p| p.counters.gpu_hours_busy).sum();
@@ -190,7 +199,8 @@ impl<'c> FleetSim<'c> {
             .iter()
             .map(|state| state.by_month.clone())
             .collect();
-        let (workloads, teams, unallocated) = group_rows(&totals, row.total_cost, paid - busy);
+        let (workloads, teams, unallocated) =
+            group_rows(&totals, row.total_cost - services_cost, paid - busy);
         let mut jobs = self.trace.unwrap_or_default();
         jobs.sort_by_key(|row| row.job);
         UnitResult {
@@ -202,6 +212,9 @@ impl<'c> FleetSim<'c> {
             pool_months,
             workloads,
             teams,
+            services,
+            service_months,
+            service_hours,
             unallocated,
             jobs,
             events,
@@ -210,7 +223,8 @@ impl<'c> FleetSim<'c> {
 }
 
 /// Rows per workload and per team, with their cost shares, and what is left unallocated:
-/// the rest of the strategy's cost, and its idle paid GPU-hours.
+/// the rest of `total_cost` (the strategy's cost less the services' shares, which the teams'
+/// costs already include), and its idle paid GPU-hours.
 fn group_rows(
     totals: &accounts::Totals,
     total_cost: f64,
@@ -223,7 +237,7 @@ fn group_rows(
             .map(|(c, cost)| c.row(*cost))
             .collect()
     };
-    // Workload and team shares sum to the same. A rest within rounding of the sum (every
+    // A rest within rounding of the sum (every
     // pool-month shared out, `idle_cost = "proportional"`) is zero, not -3.7e-10.
     let rest = total_cost - totals.workload_costs.iter().sum::<f64>();
     let rounding = 1e-12 * total_cost.abs().max(1.0);

@@ -13,6 +13,7 @@ pub mod accounts;
 mod backfill;
 use backfill::{HELD_PER_PASS_MAX, Held, Reserved};
 pub mod billing;
+pub mod demand;
 mod environment;
 mod finish;
 pub mod nodes;
@@ -23,6 +24,7 @@ pub mod replay;
 pub mod reservation;
 mod runs;
 mod scheduling;
+mod services;
 pub mod waits;
 pub mod workload;
 
@@ -47,6 +49,7 @@ use nodes::{GangPlan, NodeSet, NodeState};
 use progress::RunPlan;
 use queue::{ClassKey, WaitQueue};
 use reservation::{NodeOutlook, Reservation};
+use services::{Replica, ServiceState};
 use workload::ArrivalClock;
 
 const NO_POOL: u16 = u16::MAX;
@@ -238,6 +241,15 @@ pub enum Event {
     },
     /// Something may now be placeable (a retry timer ran out, a burst threshold was reached).
     Wake,
+    /// A service's autoscaler step.
+    ServiceTick {
+        service: u16,
+    },
+    /// A service replica has loaded and serves, unless it was removed since.
+    ReplicaServes {
+        replica: u32,
+        life: u32,
+    },
 }
 
 /// Why a running job stopped early.
@@ -246,6 +258,8 @@ enum Cause {
     Preemption,
     NodeFailure,
     TermEnd,
+    /// A service replica needed the GPUs (`service_preempts`).
+    Service,
 }
 
 /// What trying a job on the strategy's pools came to.
@@ -319,6 +333,13 @@ struct PoolState<'c> {
     /// Busy and paid GPU-hours and cost per calendar month.
     by_month: Vec<PoolMonth>,
     counters: PoolCounters,
+    /// GPUs held for services on this pool (`reserve_gpus`), and where: `(node, GPUs)`.
+    reserve_gpus: u32,
+    held: Vec<(u32, u32)>,
+    /// GPUs of service replicas on this pool.
+    service_gpus: u32,
+    /// The held GPUs may not match the reserve: check at the end of the event.
+    hold_short: bool,
 }
 
 struct Job {
@@ -399,6 +420,12 @@ pub struct FleetSim<'c> {
     accounts: Accounts,
     months: Vec<MonthTotals>,
     trace: Option<Vec<JobRow>>,
+    /// Inference services (issue 13) and their replicas.
+    services: Vec<ServiceState<'c>>,
+    replicas: Vec<Replica>,
+    vacant_replicas: Vec<u32>,
+    /// A reserve or a service needs attention at the end of the event.
+    services_dirty: bool,
 }
 
 impl<'c> FleetSim<'c> {
@@ -482,6 +509,14 @@ impl<'c> FleetSim<'c> {
                     job_rate_per_gpu_h: job_rate_per_gpu_h(pool, month_mean_h),
                     by_month: vec![PoolMonth::default(); config.calendar.months()],
                     counters: PoolCounters::default(),
+                    reserve_gpus: strategy
+                        .reserve_gpus
+                        .iter()
+                        .find(|(q, _)| *q == p)
+                        .map_or(0, |(_, g)| *g),
+                    held: Vec::new(),
+                    service_gpus: 0,
+                    hold_short: false,
                 }
             })
             .collect();
@@ -517,6 +552,14 @@ impl<'c> FleetSim<'c> {
             ),
             months: vec![MonthTotals::default(); config.calendar.months()],
             trace: trace.then(Vec::new),
+            services: config
+                .services
+                .iter()
+                .map(|service| ServiceState::new(config, service, strategy, replication))
+                .collect(),
+            replicas: Vec::new(),
+            vacant_replicas: Vec::new(),
+            services_dirty: false,
         }
     }
 
@@ -574,6 +617,10 @@ impl<'c> FleetSim<'c> {
         }
         for w in 0..self.streams.len() {
             self.schedule_next_arrival(w, sim);
+        }
+        // After the capacity that comes at the start: the services' first replicas find it.
+        for si in 0..self.services.len() {
+            sim.schedule_at(0.0, Event::ServiceTick { service: si as u16 });
         }
     }
 
@@ -640,10 +687,12 @@ impl engine::Model for FleetSim<'_> {
             Event::NodeRepaired { pool, node } => {
                 self.pools[pool as usize].nodes.bring_up(node);
                 self.schedule_failure(pool as usize, node, sim);
+                self.hold_changed(pool as usize);
                 self.pass_needed = true;
             }
             Event::CapacityOn { pool } => {
                 self.capacity_on(pool as usize, sim);
+                self.hold_changed(pool as usize);
                 self.pass_needed = true;
             }
             Event::CapacityOff { pool } => self.capacity_off(pool as usize, sim),
@@ -659,6 +708,12 @@ impl engine::Model for FleetSim<'_> {
                 self.pass_needed = true;
             }
             Event::Wake => self.pass_needed = true,
+            Event::ServiceTick { service } => self.service_tick(service as usize, sim),
+            Event::ReplicaServes { replica, life } => self.replica_serves(replica, life, now_h),
+        }
+        // Services before batch: reserves are topped up and lost replicas replaced first.
+        if self.services_dirty {
+            self.settle_services(sim);
         }
         if self.pass_needed {
             self.pass(sim);

@@ -352,6 +352,18 @@ impl NodeSet {
         self.insert_bucket(index);
     }
 
+    /// The fullest up node with at least `gpus` free GPUs (lowest-numbered among equally
+    /// free ones), for what must run on one node whatever the placement (a service replica).
+    pub fn best_fit(&self, gpus: u32) -> Option<u32> {
+        (gpus.max(1)..=self.gpus_per_node)
+            .find_map(|free| self.by_free[free as usize].iter().next())
+    }
+
+    /// Takes `gpus` free GPUs of node `index` for `holder` (a job slot, or a service's).
+    pub fn take(&mut self, index: u32, gpus: u32, holder: u32) {
+        self.take_gpus(index, gpus, holder);
+    }
+
     /// Plans and commits a gang that fits the up nodes now (tests).
     pub fn allocate(&mut self, gpus: u32, job: u32, alloc: &mut Vec<(u32, u32)>) {
         let mut plan = GangPlan::default();

@@ -77,7 +77,10 @@ impl<'c> FleetSim<'c> {
                 burst_due: false,
                 class: 0,
             });
-            self.jobs.len() as u32 - 1
+            let slot = self.jobs.len() as u32 - 1;
+            // Node slots above hold service replicas (`services::REPLICA_BASE`).
+            assert!(slot < services::REPLICA_BASE, "job slots run out");
+            slot
         });
         let job = &mut self.jobs[slot as usize];
         job.in_use = true;

@@ -224,7 +224,7 @@ impl<'c> FleetSim<'c> {
                 Cause::NodeFailure => {
                     self.totals.node_failures += 1;
                 }
-                Cause::TermEnd => {}
+                Cause::TermEnd | Cause::Service => {}
             }
         }
         self.enqueue(slot, sim);
@@ -239,7 +239,11 @@ impl<'c> FleetSim<'c> {
         victims.sort_unstable();
         victims.dedup();
         for &slot in &victims {
-            self.interrupt(slot, cause, sim);
+            match services::holder(slot) {
+                services::Holder::Job(job) => self.interrupt(job, cause, sim),
+                services::Holder::Replica(replica) => self.lose_replica(replica, cause, sim),
+                services::Holder::Hold => self.drop_held(sp, index),
+            }
         }
         self.scratch_jobs = victims;
     }

@@ -327,7 +327,11 @@ mod tests {
             busy.record(f64::from(w) / 1000.0);
         }
         busy.record_censored(0.0);
-        assert!(!busy.is_lower_bound(950), "{}", busy.percentile_upper_h(950));
+        assert!(
+            !busy.is_lower_bound(950),
+            "{}",
+            busy.percentile_upper_h(950)
+        );
         for _ in 0..19 {
             busy.record_censored(0.0);
         }

@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::records::{GroupSummaryRow, RunInfo, RunOutput};
+use crate::records::{GroupSummaryRow, RunInfo, RunOutput, ServicePeriodRow};
 
 pub use summary_table::summary_table;
 pub use sweep_table::{PointSummary, best_points, sweep_rows};
@@ -302,6 +302,44 @@ pub fn write_table(
     Ok(Pending { partial, path })
 }
 
+/// Writes `services_monthly.csv` (`column` "month", YYYY-MM) or `services_hourly.csv`
+/// ("hour", 0 to 23).
+fn write_periods(
+    dir: &Path,
+    name: &str,
+    column: &str,
+    rows: &[ServicePeriodRow],
+) -> Result<Pending, OutputError> {
+    let header: Vec<String> = [
+        "strategy",
+        "service",
+        column,
+        "gpus_demanded",
+        "gpus_served",
+        "gpus_allocated",
+    ]
+    .map(String::from)
+    .to_vec();
+    let cells: Vec<Vec<Cell>> = rows
+        .iter()
+        .map(|r| {
+            let period = match r.period.parse::<u64>() {
+                Ok(hour) if column == "hour" => Cell::Count(hour),
+                _ => Cell::Text(r.period.clone()),
+            };
+            vec![
+                Cell::Text(r.strategy.clone()),
+                Cell::Text(r.service.clone()),
+                period,
+                Cell::Number(r.gpus_demanded),
+                Cell::Number(r.gpus_served),
+                Cell::Number(r.gpus_allocated),
+            ]
+        })
+        .collect();
+    write_table(dir, name, &header, &cells)
+}
+
 /// Writes `workloads.csv` or `teams.csv`: the rows' `group` column is named `column`.
 pub fn write_groups(
     dir: &Path,
@@ -472,6 +510,26 @@ fn write_pending(
         &aggregates.workloads,
     )?);
     pending.push(write_groups(dir, "teams.csv", "team", &aggregates.teams)?);
+    if !aggregates.services.is_empty() {
+        pending.push(write_groups(
+            dir,
+            "services.csv",
+            "service",
+            &aggregates.services,
+        )?);
+        pending.push(write_periods(
+            dir,
+            "services_monthly.csv",
+            "month",
+            &aggregates.services_monthly,
+        )?);
+        pending.push(write_periods(
+            dir,
+            "services_hourly.csv",
+            "hour",
+            &aggregates.services_hourly,
+        )?);
+    }
     if trace {
         let jobs: Vec<_> = output
             .units

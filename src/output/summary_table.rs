@@ -41,7 +41,9 @@ pub fn starving(summary: &[SummaryRow], strategy: &str) -> Option<Starving> {
 /// The workload with the longest mean p95 wait under `strategy`, e.g. "training 6.20 h"
 /// (">=" when its p95 is a lower bound in some replication).
 fn slowest_workload(aggregates: &Aggregates, strategy: &str) -> String {
-    let of = |workload: &str, metric: &str| group_mean(&aggregates.workloads, strategy, workload, metric);
+    let of = |workload: &str, metric: &str| {
+        group_mean(&aggregates.workloads, strategy, workload, metric)
+    };
     let mut names: Vec<&str> = aggregates
         .workloads
         .iter()
@@ -58,6 +60,35 @@ fn slowest_workload(aggregates: &Aggregates, strategy: &str) -> String {
             )
         ),
         None => "-".into(),
+    }
+}
+
+/// The share of service demand (GPU-hours) left unserved under `strategy`, of one service or
+/// of all; NaN without demand.
+fn unserved_share(aggregates: &Aggregates, strategy: &str, service: Option<&str>) -> f64 {
+    let sum = |metric: &str| -> f64 {
+        aggregates
+            .services
+            .iter()
+            .filter(|r| r.strategy == strategy && r.metric == metric)
+            .filter(|r| service.is_none_or(|s| r.group == s))
+            .map(|r| r.mean)
+            .sum()
+    };
+    let demanded = sum("gpu_hours_demanded");
+    if demanded > 0.0 {
+        sum("gpu_hours_unserved") / demanded
+    } else {
+        f64::NAN
+    }
+}
+
+/// A share with one decimal below 10 % ("0.3%"), whole percents above.
+fn percent_fine(value: f64) -> String {
+    match value {
+        v if !v.is_finite() => "-".into(),
+        v if v < 0.1 => format!("{:.1}%", 100.0 * v),
+        v => format!("{:.0}%", 100.0 * v),
     }
 }
 
@@ -97,11 +128,20 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
     if by_workload {
         header.insert(5, "slowest workload (p95)".to_string());
     }
+    let services = !config.services.is_empty();
+    if services {
+        header.insert(header.len() - 1, "unserved".to_string());
+    }
     let rows: Vec<Vec<String>> = (0..config.strategies.len())
         .map(|s| {
+            let name = &config.strategies[s].name;
             let mut row = strategy_row(config, aggregates, s);
             if by_workload {
-                row.insert(5, slowest_workload(aggregates, &config.strategies[s].name));
+                row.insert(5, slowest_workload(aggregates, name));
+            }
+            if services {
+                let share = unserved_share(aggregates, name, None);
+                row.insert(row.len() - 1, percent_fine(share));
             }
             row
         })
@@ -128,6 +168,12 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
          on-demand or spot; never started = jobs per replication still waiting at the horizon; break-even = first month\n\
          from which the cumulative cash cost stays below the baseline's; ~ = difference not significant at 95%."
     );
+    if services {
+        let _ = writeln!(
+            out,
+            "unserved = share of the services' demand (GPU-hours) above what their replicas served."
+        );
+    }
     out += &notes(config, aggregates);
     out
 }
@@ -188,7 +234,11 @@ fn versus_baseline(config: &Config, summary: &[SummaryRow], s: usize) -> String 
         return "baseline".to_string();
     }
     let name = &config.strategies[s].name;
-    let base = mean_of(summary, &config.strategies[config.baseline].name, "total_cost");
+    let base = mean_of(
+        summary,
+        &config.strategies[config.baseline].name,
+        "total_cost",
+    );
     let Some(d) = find(summary, name, "total_cost_vs_baseline") else {
         return "-".into();
     };
@@ -238,6 +288,21 @@ fn notes(config: &Config, aggregates: &Aggregates) -> String {
                 hours(found.wait_p95_h),
                 most_unstarted(config, aggregates, name),
             );
+        }
+    }
+    for strategy in &config.strategies {
+        for service in &config.services {
+            let (name, service_name) = (&strategy.name, &service.name);
+            let share = unserved_share(aggregates, name, Some(service_name));
+            if share > 0.01 {
+                let met = group_mean(&aggregates.services, name, service_name, "met_share");
+                let _ = writeln!(
+                    out,
+                    "note: under `{name}` service `{service_name}` leaves {} of its demand unserved (fully met in {} of the hours); see services.csv",
+                    percent_fine(share),
+                    percent(met),
+                );
+            }
         }
     }
     let replications = config.replications;

@@ -151,6 +151,9 @@ mod tests {
             deadline_jobs_off_spot: true,
             checkpointing: true,
             placement: None,
+            service_pools: vec![0],
+            service_preempts: true,
+            reserve_gpus: Vec::new(),
         }
     }
 

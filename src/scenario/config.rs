@@ -24,6 +24,8 @@ pub struct Config {
     pub gpu_types: Vec<String>,
     pub gpu_speed: Vec<f64>,
     pub workloads: Vec<Workload>,
+    /// Inference services (issue 13), in every strategy.
+    pub services: Vec<Service>,
     pub pools: Vec<Pool>,
     pub strategies: Vec<Strategy>,
     /// Event budget of one replication of one strategy.
@@ -32,7 +34,8 @@ pub struct Config {
     pub queued_jobs_max: u64,
     /// Expected jobs in one replication of one strategy (for memory and time estimates).
     pub jobs_per_unit_estimate: f64,
-    /// Team names (of the workloads), in order of first appearance.
+    /// Team names (of the workloads, their traces and the services), in order of first
+    /// appearance.
     pub teams: Vec<String>,
     pub idle_cost: IdleCost,
 }
@@ -68,6 +71,55 @@ pub struct Workload {
     /// A trace workload's jobs (issue 12); its `arrivals`, `gpus` and `duration_h` then only
     /// describe the trace for estimates.
     pub trace: Option<std::sync::Arc<super::trace::TraceReplay>>,
+}
+
+/// An inference service: GPU demand that replicas on the strategy's pools must meet now.
+#[derive(Debug, Clone)]
+pub struct Service {
+    pub name: String,
+    /// The GPU type demand is counted in: a replica on a type of speed `s` serves
+    /// `gpus_per_replica * s / speed[gpu]` of it.
+    pub gpu: usize,
+    /// Bit `t` set: replicas may run on GPU type `t`.
+    pub accepts_mask: u64,
+    pub team: String,
+    /// Index of `team` in `Config::teams`.
+    pub team_idx: usize,
+    pub demand: Demand,
+    /// GPUs of one replica, all on one node.
+    pub gpus_per_replica: u32,
+    /// Demand kept at least this high, GPUs of `gpu`.
+    pub min_gpus: f64,
+    pub scale_up_h: f64,
+    pub scale_down_after_h: f64,
+    pub autoscale_every_h: f64,
+}
+
+/// A service's demand, GPUs of its `gpu`, piecewise constant by hour.
+#[derive(Debug, Clone)]
+pub struct Demand {
+    /// Mean GPUs before growth (for a trace: its multiplier, 1).
+    pub gpus: f64,
+    /// Multipliers per hour of day (UTC), mean 1.
+    pub daily: [f64; 24],
+    /// Multipliers per weekday, Monday first, as written.
+    pub weekly: [f64; 7],
+    /// Compounded growth per calendar month.
+    pub growth_per_month: f64,
+    /// Coefficient of variation of the hourly lognormal variation (0: none).
+    pub noise_cv: f64,
+    /// A measured curve: `(hours since start, GPUs)` steps, first at 0, repeated every
+    /// `period_h` (it replaces `gpus` and the profiles).
+    pub trace: Option<std::sync::Arc<DemandTrace>>,
+}
+
+/// A measured demand curve, shifted to start at 0 h.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DemandTrace {
+    /// `(from_h, gpus)`, increasing times, the first at 0.
+    pub steps: Vec<(f64, f64)>,
+    /// The curve repeats with this period, hours.
+    pub period_h: f64,
 }
 
 /// A non-homogeneous Poisson arrival rate, piecewise constant by hour, weekday and month.
@@ -390,6 +442,13 @@ pub struct Strategy {
     pub checkpointing: bool,
     /// Overrides the pools' placement when set.
     pub placement: Option<Placement>,
+    /// Indices into `Config::pools` of the pools that serve services, in order (a subset of
+    /// `pools`).
+    pub service_pools: Vec<usize>,
+    /// A service scale-up may interrupt batch jobs on owned and reserved pools.
+    pub service_preempts: bool,
+    /// `(index into Config::pools, GPUs)` held for services on owned or reserved pools.
+    pub reserve_gpus: Vec<(usize, u32)>,
 }
 
 impl Strategy {

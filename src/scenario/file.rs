@@ -42,6 +42,9 @@ pub struct ScenarioFile {
     pub gpu_speed: BTreeMap<String, f64>,
     #[serde(default)]
     pub workload: Vec<WorkloadFile>,
+    /// Inference services (issue 13): GPU demand to be met now, not jobs to queue.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub service: Vec<ServiceFile>,
     #[serde(default)]
     pub pool: Vec<PoolFile>,
     #[serde(default)]
@@ -118,6 +121,53 @@ pub struct WorkloadFile {
     /// "bootstrap" (default: whole days resampled) or "exact" (the same jobs every replication).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<super::trace::Replay>,
+}
+
+/// `[[service]]`: an inference service whose demand, in GPUs of its `gpu`, an autoscaler
+/// meets with replicas on the strategy's pools.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceFile {
+    pub name: String,
+    /// The GPU type demand is counted in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepts: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+    /// Mean demand, GPUs of `gpu` (before profiles and growth).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<f64>,
+    /// GPUs of one replica (all on one node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus_per_replica: Option<u32>,
+    /// "flat", "office-hours", or 24 multipliers (normalised to mean 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub daily_profile: Option<Value>,
+    /// 7 multipliers, Monday first, used as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weekly_profile: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub growth_per_month: Option<f64>,
+    /// Coefficient of variation of an hourly multiplicative variation (lognormal, mean 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_cv: Option<f64>,
+    /// A measured demand curve (CSV: time, gpus), relative to the scenario file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub demand_trace: Option<String>,
+    /// GPUs always kept, whatever the demand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_gpus: Option<f64>,
+    /// Time from the decision to add a replica until it serves, hours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_up_h: Option<f64>,
+    /// A replica is removed only once demand has stayed low this long, hours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_down_after_h: Option<f64>,
+    /// The autoscaler's step, hours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoscale_every_h: Option<f64>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -292,4 +342,13 @@ pub struct StrategyFile {
     /// Overrides the pools' `placement` for this strategy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<PlacementFile>,
+    /// Pools that serve the services, in order (default: the strategy's pools but spot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_pools: Option<Vec<String>>,
+    /// A service scale-up may interrupt batch jobs on owned and reserved pools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_preempts: Option<bool>,
+    /// GPUs held for the services on owned or reserved pools, by pool: batch never uses them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve_gpus: Option<BTreeMap<String, u32>>,
 }

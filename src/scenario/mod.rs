@@ -135,7 +135,14 @@ pub fn load_text_with(
             return Err(invalid(issues));
         }
     };
-    let issues = trace::replay::attach(&mut checked, &prepared, &file, &lines, &overridden);
+    let mut issues = trace::replay::attach(&mut checked, &prepared, &file, &lines, &overridden);
+    issues.extend(trace::demand::attach(
+        &mut checked,
+        &file,
+        origin,
+        &lines,
+        &overridden,
+    ));
     if !issues.is_empty() {
         return Err(invalid(issues));
     }

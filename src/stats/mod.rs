@@ -4,6 +4,8 @@
 //! Everything here is sequential and works on rows in a fixed order (strategy, then
 //! replication), so the same rows give the same bytes on any number of threads.
 
+mod services;
+
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::records::{
@@ -272,6 +274,9 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
         pools_monthly,
         workloads: group_summary(config, units, &workload_names, |u| &u.workloads),
         teams: group_summary(config, units, &team_names, |u| &u.teams),
+        services: services::service_summary(config, units),
+        services_monthly: services::service_periods(config, units, false),
+        services_hourly: services::service_periods(config, units, true),
         break_even_month,
     }
 }

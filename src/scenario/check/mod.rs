@@ -10,6 +10,7 @@
 mod distributions;
 mod estimates;
 mod pools;
+mod services;
 mod strategies;
 mod warnings;
 mod workloads;
@@ -255,6 +256,19 @@ pub fn check(
             horizon_h: header.horizon_h,
         },
     );
+    let workload_names: BTreeSet<&str> = file.workload.iter().map(|w| w.name.as_str()).collect();
+    let services = services::check_services(
+        &mut c,
+        &file.service,
+        &mut resolved.service,
+        &workload_names,
+        &WorkloadContext {
+            gpu_types: &gpus.names,
+            offered: &gpus.offered,
+            speeds: &file.gpu_speed,
+            horizon_h: header.horizon_h,
+        },
+    );
     let strategies = strategies::check_strategies(
         &mut c,
         &file.strategy,
@@ -268,6 +282,7 @@ pub fn check(
 
     // Cross checks on the trusted parts.
     strategies::check_fits(&mut c, &strategies, &workloads, &pools, &gpus.names);
+    services::check_service_fits(&mut c, &strategies, &services, &pools, &gpus.names);
     warnings::unused_pools(&mut c, &pools, &strategies);
     c.clean()?;
 
@@ -305,8 +320,8 @@ pub fn check(
         IdleCostFile::Proportional => IdleCost::Proportional,
     };
     resolved.idle_cost = Some(file.idle_cost.unwrap_or(IdleCostFile::Unallocated));
-    let mut workloads = workloads;
-    let teams = workloads::team_indices(&mut workloads);
+    let (mut workloads, mut services) = (workloads, services);
+    let teams = workloads::team_indices(&mut workloads, &mut services);
 
     let config = Config {
         name: header.name,
@@ -321,6 +336,7 @@ pub fn check(
         gpu_types: gpus.names,
         gpu_speed: gpus.speed,
         workloads,
+        services,
         pools,
         strategies,
         events_max: limits.events_max,
@@ -479,8 +495,8 @@ fn gpu_types(c: &mut Checker<'_>, file: &ScenarioFile) -> GpuTypes {
 }
 
 fn require_sections(c: &mut Checker<'_>, file: &ScenarioFile) {
-    if file.workload.is_empty() {
-        c.push("workload", "is missing: add at least one [[workload]] with name, arrivals_per_day, gpus and duration_h");
+    if file.workload.is_empty() && file.service.is_empty() {
+        c.push("workload", "is missing: add at least one [[workload]] with name, arrivals_per_day, gpus and duration_h (or a [[service]] with name and gpus)");
     }
     if file.pool.is_empty() {
         c.push(

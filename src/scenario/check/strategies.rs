@@ -114,6 +114,8 @@ fn check_strategy(
         QueueFile::Priority => Queue::Priority,
         QueueFile::FirstFit => Queue::FirstFit,
     };
+    let services =
+        super::services::check_placement(c, s, resolved, at, &pools, pool_names, pool_files);
     resolved.burst_after_wait_h = Some(burst.map_or(Value::String("never".into()), Value::Float));
     resolved.queue = Some(s.queue.unwrap_or(QueueFile::Fifo));
     if queue == Queue::Priority {
@@ -134,6 +136,9 @@ fn check_strategy(
         deadline_jobs_off_spot: s.deadline_jobs_off_spot.unwrap_or(false),
         checkpointing: s.checkpointing.unwrap_or(true),
         placement: s.placement.map(|p| super::pools::placement(Some(p))),
+        service_pools: services.pools,
+        service_preempts: services.preempts,
+        reserve_gpus: services.reserve_gpus,
     })
 }
 

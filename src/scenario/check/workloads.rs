@@ -92,7 +92,17 @@ fn check_workload(
         gpu,
         accepts,
         accepts_mask,
-    } = gpu_choice(c, w, at, context);
+    } = gpu_choice(
+        c,
+        &GpuFields {
+            name: &format!("workload `{}`", w.name),
+            gpu: &w.gpu,
+            accepts: &w.accepts,
+            refers: "duration_h refers to",
+        },
+        at,
+        context,
+    );
     let speedup = c.number(
         w.mixed_precision_speedup.unwrap_or(1.0),
         &f("mixed_precision_speedup"),
@@ -133,17 +143,22 @@ fn check_workload(
     })
 }
 
-/// Team names in order of first appearance; sets each workload's `team_idx`.
-pub(super) fn team_indices(workloads: &mut [Workload]) -> Vec<String> {
+/// Team names in order of first appearance (workloads, then services); sets each workload's
+/// and service's `team_idx`.
+pub(super) fn team_indices(workloads: &mut [Workload], services: &mut [Service]) -> Vec<String> {
     let mut teams: Vec<String> = Vec::new();
+    let mut index_of = |team: &str| match teams.iter().position(|t| t == team) {
+        Some(index) => index,
+        None => {
+            teams.push(team.to_string());
+            teams.len() - 1
+        }
+    };
     for workload in workloads {
-        workload.team_idx = match teams.iter().position(|t| *t == workload.team) {
-            Some(index) => index,
-            None => {
-                teams.push(workload.team.clone());
-                teams.len() - 1
-            }
-        };
+        workload.team_idx = index_of(&workload.team);
+    }
+    for service in services {
+        service.team_idx = index_of(&service.team);
     }
     teams
 }
@@ -191,7 +206,7 @@ fn arrivals_per_day(
 }
 
 /// Monday to Sunday multipliers of the arrival rate.
-fn weekly_profile(c: &mut Checker<'_>, values: &[f64], field: &str) -> [f64; 7] {
+pub(super) fn weekly_profile(c: &mut Checker<'_>, values: &[f64], field: &str) -> [f64; 7] {
     let mut weekly = [1.0; 7];
     if values.len() != 7 {
         c.push(
@@ -212,22 +227,31 @@ fn weekly_profile(c: &mut Checker<'_>, values: &[f64], field: &str) -> [f64; 7] 
     weekly
 }
 
+/// What a workload or a service says about its GPU types.
+pub(super) struct GpuFields<'a> {
+    pub(super) name: &'a str,
+    pub(super) gpu: &'a Option<String>,
+    pub(super) accepts: &'a Option<Vec<String>>,
+    /// What the reference type is for, in messages: "duration_h refers to".
+    pub(super) refers: &'a str,
+}
+
 /// The GPU types a workload runs on.
-struct GpuChoice {
+pub(super) struct GpuChoice {
     /// The type `duration_h` refers to.
-    gpu_name: Option<String>,
-    gpu: Option<usize>,
+    pub(super) gpu_name: Option<String>,
+    pub(super) gpu: Option<usize>,
     /// As written, or `[gpu]`.
-    accepts: Vec<String>,
+    pub(super) accepts: Vec<String>,
     /// Bit `t` set for each accepted type `t` of the scenario's GPU types.
-    accepts_mask: u64,
+    pub(super) accepts_mask: u64,
 }
 
 /// The reference GPU type and the accepted ones, each known to the scenario, with a speed in
 /// `[gpu_speed]` whenever jobs may run on a type other than the reference.
-fn gpu_choice(
+pub(super) fn gpu_choice(
     c: &mut Checker<'_>,
-    w: &WorkloadFile,
+    w: &GpuFields<'_>,
     at: &str,
     context: &WorkloadContext<'_>,
 ) -> GpuChoice {
@@ -244,10 +268,14 @@ fn gpu_choice(
         (None, Some(accepts)) if !accepts.is_empty() => Some(accepts[0].clone()),
         _ if offered.len() == 1 => offered.iter().next().cloned(),
         _ => {
-            c.push(&f("gpu"), format!(
-                "is missing: pools offer several GPU types ({}); name the one duration_h refers to",
-                offered.iter().cloned().collect::<Vec<_>>().join(", ")
-            ));
+            c.push(
+                &f("gpu"),
+                format!(
+                    "is missing: pools offer several GPU types ({}); name the one {}",
+                    offered.iter().cloned().collect::<Vec<_>>().join(", "),
+                    w.refers
+                ),
+            );
             None
         }
     };
@@ -300,8 +328,8 @@ fn gpu_choice(
                 for needed in [gpu_name.as_deref().unwrap_or_default(), name.as_str()] {
                     if !speeds.contains_key(needed) {
                         c.push(&format!("gpu_speed.{needed}"), format!(
-                            "is missing: workload `{}` may run on {name} but its duration_h refers to {}; give both types a relative speed in [gpu_speed]",
-                            w.name, gpu_name.as_deref().unwrap_or_default()
+                            "is missing: {} may run on {name} but its {} {}; give both types a relative speed in [gpu_speed]",
+                            w.name, w.refers, gpu_name.as_deref().unwrap_or_default()
                         ));
                     }
                 }
@@ -361,7 +389,7 @@ fn checkpoint(c: &mut Checker<'_>, cp: &CheckpointFile, at: &str) -> Option<Chec
     })
 }
 
-fn daily_profile(c: &mut Checker<'_>, value: &Value, field: &str) -> [f64; 24] {
+pub(super) fn daily_profile(c: &mut Checker<'_>, value: &Value, field: &str) -> [f64; 24] {
     let raw: Vec<f64> = match value {
         Value::String(s) if s == "flat" => vec![1.0; 24],
         // Busy 08:00-18:00 UTC, a shoulder around it, quiet at night.

@@ -21,6 +21,7 @@
 
 pub mod cluster_log;
 pub mod csv;
+pub mod demand;
 pub mod fit;
 pub mod openb;
 pub mod pai;

@@ -233,7 +233,7 @@ impl TraceCache {
 }
 
 /// An issue at `field`, placed as the checks place theirs.
-fn issue(
+pub(super) fn issue(
     lines: &Lines,
     overridden: &BTreeSet<String>,
     field: &str,
@@ -755,6 +755,9 @@ fn drop_unused_teams(config: &mut super::super::Config) {
             _ => used[workload.team_idx] = true,
         }
     }
+    for service in &config.services {
+        used[service.team_idx] = true;
+    }
     if used.iter().all(|u| *u) {
         return;
     }
@@ -767,6 +770,9 @@ fn drop_unused_teams(config: &mut super::super::Config) {
         }
     }
     config.teams = kept;
+    for service in &mut config.services {
+        service.team_idx = new_index[service.team_idx];
+    }
     for workload in &mut config.workloads {
         // An unused default team's index is never read; keep it in range.
         workload.team_idx = new_index[workload.team_idx].min(config.teams.len().saturating_sub(1));
