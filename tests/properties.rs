@@ -32,6 +32,11 @@ struct Fleet {
     placement: &'static str,
     /// `idle_cost = "proportional"` (else the default, `"unallocated"`).
     proportional: bool,
+    /// A service's mean demand, GPUs (0: no service).
+    service_gpus: f64,
+    /// Service replicas may run on spot too.
+    service_on_spot: bool,
+    service_preempts: bool,
 }
 
 fn fleet() -> impl Strategy<Value = Fleet> {
@@ -66,9 +71,12 @@ fn fleet() -> impl Strategy<Value = Fleet> {
         (
             prop_oneof![Just("node_local"), Just("spread")],
             any::<bool>(),
+            prop_oneof![Just(0.0), 0.1..20.0f64],
+            any::<bool>(),
+            any::<bool>(),
         ),
     )
-        .prop_map(|(a, b, c, (placement, proportional))| Fleet {
+        .prop_map(|(a, b, c, (placement, proportional, service_gpus, service_on_spot, service_preempts))| Fleet {
             seed: a.0,
             arrivals_per_day: a.1,
             gang: a.2,
@@ -87,6 +95,9 @@ fn fleet() -> impl Strategy<Value = Fleet> {
             queue: c.5,
             placement,
             proportional,
+            service_gpus,
+            service_on_spot,
+            service_preempts,
         })
 }
 
@@ -100,6 +111,20 @@ fn scenario(f: &Fleet) -> String {
         "failures = { mtbf_h = 200, repair_h = 12 }"
     } else {
         ""
+    };
+    let service = if f.service_gpus > 0.0 {
+        format!(
+            "[[service]]\nname = \"chat\"\ngpu = \"H100\"\ngpus = {}\ndaily_profile = \"office-hours\"\n\
+             noise_cv = 0.3\nscale_up_h = 0.2\nmin_gpus = 1\nteam = \"product\"\n",
+            f.service_gpus
+        )
+    } else {
+        String::new()
+    };
+    let service_pools = if f.service_on_spot {
+        "[\"dgx\", \"spot\", \"cloud\"]"
+    } else {
+        "[\"dgx\", \"cloud\"]"
     };
     // Gangs larger than the spot quota can still use on-demand (unlimited).
     format!(
@@ -124,6 +149,7 @@ duration_h = {{ dist = "exponential", mean = 1.0 }}
 deadline_h = 4
 priority = 2
 team = "product"
+{service}
 [[pool]]
 name = "dgx"
 type = "on_prem"
@@ -166,6 +192,8 @@ burst_after_wait_h = {burst}
 queue = "{queue}"
 placement = "{placement}"
 spot_fallback_after = 2
+service_pools = {service_pools}
+service_preempts = {service_preempts}
 [[strategy]]
 name = "cloud"
 pools = ["cloud"]
@@ -186,6 +214,7 @@ queue = "{queue}"
         burst = f.burst_h,
         queue = f.queue,
         placement = f.placement,
+        service_preempts = f.service_preempts,
         idle_cost = if f.proportional {
             "proportional"
         } else {
@@ -243,16 +272,27 @@ proptest! {
                     }
                 }
             }
-            // Workloads and teams add up to the strategy; their costs and the idle rest to its
-            // cost.
+            // Workloads (with the services) and teams (which include them) add up to the
+            // strategy; their costs and the idle rest to its cost.
             let sum = |rows: &[fleetsim::records::GroupRow], f: fn(&fleetsim::records::GroupRow) -> f64| rows.iter().map(f).sum::<f64>();
-            for groups in [&unit.workloads, &unit.teams] {
+            let services_busy: f64 = unit.services.iter().map(|s| s.gpu_hours_allocated).sum();
+            let services_cost: f64 = unit.services.iter().map(|s| s.cost).sum();
+            for (groups, with_services) in [(&unit.workloads, true), (&unit.teams, false)] {
+                let (busy_extra, cost_extra) = if with_services { (services_busy, services_cost) } else { (0.0, 0.0) };
                 prop_assert_eq!(sum(groups, |g| g.jobs_arrived as f64), row.jobs_arrived as f64);
                 prop_assert_eq!(sum(groups, |g| g.jobs_unstarted as f64), row.jobs_unstarted as f64);
-                prop_assert!((sum(groups, |g| g.gpu_hours_busy) - row.gpu_hours_busy).abs() <= 1e-9 * row.gpu_hours_busy.max(1.0));
-                let cost = sum(groups, |g| g.cost) + unit.unallocated.cost;
+                let busy = sum(groups, |g| g.gpu_hours_busy) + busy_extra;
+                prop_assert!((busy - row.gpu_hours_busy).abs() <= 1e-9 * row.gpu_hours_busy.max(1.0), "{} vs {}", busy, row.gpu_hours_busy);
+                let cost = sum(groups, |g| g.cost) + cost_extra + unit.unallocated.cost;
                 prop_assert!((cost - row.total_cost).abs() <= 1e-9 * row.total_cost.max(1.0), "{} vs {}", cost, row.total_cost);
                 prop_assert!(unit.unallocated.cost >= -1e-9 * row.total_cost.max(1.0));
+            }
+            // A service serves at most its demand, and the rest is unserved.
+            for s in &unit.services {
+                prop_assert!(s.gpu_hours_served <= s.gpu_hours_demanded * (1.0 + 1e-12), "{:?}", s);
+                prop_assert!((s.gpu_hours_served + s.gpu_hours_unserved - s.gpu_hours_demanded).abs() <= 1e-9 * s.gpu_hours_demanded.max(1.0), "{:?}", s);
+                prop_assert!((0.0..=1.0).contains(&s.met_share), "{:?}", s);
+                prop_assert!(f.service_preempts || s.batch_jobs_preempted == 0, "{:?}", s);
             }
         }
         // The same seed gives the same rows.

@@ -11,6 +11,7 @@ mod golden;
 mod peer;
 mod properties;
 mod scheduling;
+mod services;
 mod slurm;
 mod sweep;
 mod sweep_charts;
