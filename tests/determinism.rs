@@ -53,6 +53,49 @@ fn output_files_are_byte_identical_on_one_and_two_threads() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// Services (issue 13) and every other feature: the same bytes on one and two threads.
+#[test]
+fn a_scenario_with_every_feature_gives_the_same_bytes_on_one_and_two_threads() {
+    let dir = temp_dir("threads-features");
+    let mut outputs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.join(threads);
+        let run = fleetsim(&[
+            "run",
+            "tests/data/features.toml",
+            "--threads",
+            threads,
+            "--trace",
+            "--quiet",
+            "--no-charts",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        outputs.push(out);
+    }
+    for file in [
+        "summary.csv",
+        "pools.csv",
+        "teams.csv",
+        "services.csv",
+        "services_monthly.csv",
+        "services_hourly.csv",
+        "jobs.csv",
+    ] {
+        let one = std::fs::read(outputs[0].join(file)).unwrap();
+        let two = std::fs::read(outputs[1].join(file)).unwrap();
+        assert!(one == two, "{file} differs between 1 and 2 threads");
+        assert!(one.len() > 100, "{file} is suspiciously small");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn adding_a_strategy_leaves_the_other_strategies_rows_unchanged() {
     let base = load(&DEFAULT_SCENARIO.replace("replications = 30", "replications = 3"));

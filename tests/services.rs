@@ -90,7 +90,11 @@ pools = ["cloud"]
         exact_cloud("cloud", "H100", 4)
     ));
     let unit = &units[0];
-    assert!(close(unit.row.gpu_hours_paid, 8.0 * JANUARY_H), "{:?}", unit.row);
+    assert!(
+        close(unit.row.gpu_hours_paid, 8.0 * JANUARY_H),
+        "{:?}",
+        unit.row
+    );
     assert!(close(unit.row.total_cost, 8.0 * JANUARY_H));
     let service = &unit.services[0];
     assert!(close(service.gpu_hours_demanded, 8.0 * JANUARY_H));
@@ -122,7 +126,11 @@ pools = ["cloud"]
         exact_cloud("cloud", "H100", 1)
     ));
     let unit = &units[0];
-    assert!(close(unit.row.gpu_hours_paid, 2.0 * JANUARY_H), "{:?}", unit.row);
+    assert!(
+        close(unit.row.gpu_hours_paid, 2.0 * JANUARY_H),
+        "{:?}",
+        unit.row
+    );
     assert_eq!(unit.services[0].gpu_hours_unserved, 0.0);
 }
 
@@ -150,14 +158,20 @@ pools = ["dgx", "cloud"]
         exact_cloud("cloud", "H100", 1)
     ));
     let unit = &units[0];
-    let overflow_h: f64 = (0..24).map(|h| (10.0 * shape(h) - 8.0_f64).max(0.0)).sum::<f64>() * 31.0;
+    let overflow_h: f64 = (0..24)
+        .map(|h| (10.0 * shape(h) - 8.0_f64).max(0.0))
+        .sum::<f64>()
+        * 31.0;
     assert_eq!(overflow_h, 7.0 * 12.0 * 31.0);
     let cloud = unit.pools.iter().find(|p| p.pool == "cloud").unwrap();
     assert!(close(cloud.gpu_hours_paid, overflow_h), "{cloud:?}");
     assert!(close(cloud.gpu_hours_busy, overflow_h), "{cloud:?}");
     let dgx = unit.pools.iter().find(|p| p.pool == "dgx").unwrap();
     // The DGX serves 5 GPUs at night and 8 by day.
-    assert!(close(dgx.gpu_hours_busy, (5.0 + 8.0) * 12.0 * 31.0), "{dgx:?}");
+    assert!(
+        close(dgx.gpu_hours_busy, (5.0 + 8.0) * 12.0 * 31.0),
+        "{dgx:?}"
+    );
     assert_eq!(unit.services[0].gpu_hours_unserved, 0.0);
 }
 
@@ -186,14 +200,24 @@ pools = ["cloud"]
         exact_cloud("cloud", "H100", 1)
     ));
     let service = &units[0].services[0];
-    assert!(close(service.gpu_hours_unserved, 8.0 * 0.5 * 31.0), "{service:?}");
+    assert!(
+        close(service.gpu_hours_unserved, 8.0 * 0.5 * 31.0),
+        "{service:?}"
+    );
     // Met except for half an hour each morning.
-    assert!(close(service.met_share, 1.0 - 0.5 * 31.0 / JANUARY_H), "{service:?}");
+    assert!(
+        close(service.met_share, 1.0 - 0.5 * 31.0 / JANUARY_H),
+        "{service:?}"
+    );
     assert_eq!(service.scale_ups, 4 + 8 * 31);
 }
 
 fn job(unit: &UnitResult, workload: &str) -> JobRow {
-    unit.jobs.iter().find(|j| j.workload == workload).unwrap().clone()
+    unit.jobs
+        .iter()
+        .find(|j| j.workload == workload)
+        .unwrap()
+        .clone()
 }
 
 #[test]
@@ -242,9 +266,16 @@ pools = ["dgx"]
     // The service itself was met at once: it had priority.
     assert_eq!(unit.services[0].gpu_hours_unserved, 0.0);
     // Without preemption the service waits for the job to end and goes unserved that hour.
-    let polite = run(&text.replace("pools = [\"dgx\"]", "pools = [\"dgx\"]\nservice_preempts = false"));
+    let polite = run(&text.replace(
+        "pools = [\"dgx\"]",
+        "pools = [\"dgx\"]\nservice_preempts = false",
+    ));
     assert_eq!(polite[0].services[0].batch_jobs_preempted, 0);
-    assert!(close(polite[0].services[0].gpu_hours_unserved, 1.0), "{:?}", polite[0].services[0]);
+    assert!(
+        close(polite[0].services[0].gpu_hours_unserved, 1.0),
+        "{:?}",
+        polite[0].services[0]
+    );
     assert_eq!(job(&polite[0], "train").lost_gpu_hours, 0.0);
 }
 
@@ -278,5 +309,9 @@ reserve_gpus = {{ dgx = 8 }}
     assert_eq!(unit.services[0].gpu_hours_unserved, 0.0);
     // Busy: the service's 2 GPUs all month and the jobs' 160 GPU-hours; the 6 held but idle
     // GPUs are paid and not busy.
-    assert!(close(unit.row.gpu_hours_busy, 2.0 * JANUARY_H + 160.0), "{:?}", unit.row);
+    assert!(
+        close(unit.row.gpu_hours_busy, 2.0 * JANUARY_H + 160.0),
+        "{:?}",
+        unit.row
+    );
 }

@@ -76,16 +76,28 @@ impl<'c> FleetSim<'c> {
     pub(super) fn wave(&mut self, sp: usize, sim: &mut Sim<Event>) {
         let now_h = sim.now_h();
         let state = &mut self.pools[sp];
+        while state
+            .provisioning
+            .front()
+            .is_some_and(|ready_h| *ready_h <= now_h)
+        {
+            state.provisioning.pop_front();
+        }
         let mut ready = std::mem::take(&mut self.scratch_nodes);
         ready.clear();
-        ready.extend(
-            state
-                .nodes
-                .up_nodes()
-                .iter()
-                .copied()
-                .filter(|n| state.nodes.nodes[*n as usize].ready_h <= now_h),
-        );
+        // Every up node still being provisioned: none is ready, so nothing to scan (a pool of
+        // a million slow nodes would otherwise be scanned at every wave).
+        let none_ready = state.provisioning.len() == state.nodes.up_nodes().len();
+        if !none_ready {
+            ready.extend(
+                state
+                    .nodes
+                    .up_nodes()
+                    .iter()
+                    .copied()
+                    .filter(|n| state.nodes.nodes[*n as usize].ready_h <= now_h),
+            );
+        }
         // The node order of `up_nodes` depends on history; sort so the draw picks by index.
         ready.sort_unstable();
         let PoolKind::Spot(_, preemption) = &state.pool.kind else {

@@ -340,6 +340,10 @@ struct PoolState<'c> {
     service_gpus: u32,
     /// The held GPUs may not match the reserve: check at the end of the event.
     hold_short: bool,
+    /// Ready times of this spot pool's nodes still being provisioned, in request order (the
+    /// same `provisioning_h` for all, so in time order; such a node is never lost before it
+    /// is ready): a reclaim wave with none ready need not look at the nodes at all.
+    provisioning: std::collections::VecDeque<f64>,
 }
 
 struct Job {
@@ -517,6 +521,7 @@ impl<'c> FleetSim<'c> {
                     held: Vec::new(),
                     service_gpus: 0,
                     hold_short: false,
+                    provisioning: std::collections::VecDeque::new(),
                 }
             })
             .collect();

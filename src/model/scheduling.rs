@@ -237,6 +237,9 @@ impl<'c> FleetSim<'c> {
             node.ready_h = now_h + elastic.provisioning_h;
             state.counters.nodes_requested += 1;
             if let PoolKind::Spot(_, preemption) = &state.pool.kind {
+                if preemption.waves_per_month > 0.0 && elastic.provisioning_h > 0.0 {
+                    state.provisioning.push_back(node.ready_h);
+                }
                 let rng = state.lifetimes.as_mut().expect("lifetime stream");
                 let lifetime_h = preemption.mean_h * rng.sample::<f64, _>(Exp1);
                 let (life, ready_h) = (node.life, node.ready_h);
