@@ -25,7 +25,7 @@ impl fmt::Display for Override {
 }
 
 /// The arrays of tables whose elements paths name by `name`.
-pub const NAMED_ARRAYS: [&str; 3] = ["workload", "pool", "strategy"];
+pub const NAMED_ARRAYS: [&str; 4] = ["workload", "service", "pool", "strategy"];
 
 /// `path` trimmed, if it is a dotted field path with no empty part (`pool.dgx.nodes`).
 pub fn field_path(path: &str) -> Result<String, String> {
