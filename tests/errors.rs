@@ -344,6 +344,31 @@ const BAD_FILES: &[Bad] = &[
         "trace_too_short_for_bootstrap",
         "line 8: `workload.train.replay` \"bootstrap\" needs a trace of at least 3 calendar days",
     ),
+    // Inference services (issue 13).
+    bad(
+        "service_replica_larger_than_a_node",
+        "`service.chat.gpus_per_replica` is 16, more than the 8 GPUs of a node of pool `dgx`",
+    ),
+    bad(
+        "service_with_no_pool",
+        "`strategy.spot-only.service_pools` offer no pool that service `chat` can use",
+    ),
+    bad(
+        "service_reserve_on_spot",
+        "`strategy.hybrid.reserve_gpus.spot` holds GPUs on `spot`, which is elastic",
+    ),
+    bad(
+        "service_gpus_and_demand_trace",
+        "`service.chat.gpus` is given with demand_trace, which replaces it",
+    ),
+    bad(
+        "service_demand_trace_bad_time",
+        "demand_decreasing_time.csv: line 4, column 1 (`time`): must be later than the row before",
+    ),
+    bad(
+        "service_named_like_a_workload",
+        "`train` is also a workload's name",
+    ),
 ];
 
 /// A command line (`{small}`: the small valid scenario, `{out}`: a fresh output folder), the

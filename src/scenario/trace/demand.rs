@@ -43,7 +43,7 @@ pub fn attach(
             continue;
         };
         let field = format!("service.{}.demand_trace", written.name);
-        let path = base.join(path_text);
+        let path = super::display_path(&base.join(path_text));
         match read(&path) {
             Ok(trace) => checked.config.services[i].demand.trace = Some(Arc::new(trace)),
             Err(e) => issues.push(super::replay::issue(
