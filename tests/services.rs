@@ -106,6 +106,32 @@ pools = ["cloud"]
 }
 
 #[test]
+fn headroom_keeps_capacity_above_demand() {
+    // Demand 4 with 50 % headroom: the autoscaler aims at 6 GPUs, all month.
+    let units = run(&format!(
+        r#"
+[[service]]
+name = "chat"
+gpu = "H100"
+gpus = 4
+headroom = 0.5
+{}
+[[strategy]]
+name = "cloud"
+pools = ["cloud"]
+"#,
+        exact_cloud("cloud", "H100", 1)
+    ));
+    let unit = &units[0];
+    assert!(
+        close(unit.row.gpu_hours_paid, 6.0 * JANUARY_H),
+        "{:?}",
+        unit.row
+    );
+    assert!(close(unit.services[0].gpu_hours_served, 4.0 * JANUARY_H));
+}
+
+#[test]
 fn a_faster_gpu_serves_more_of_the_demand_per_replica() {
     // 16 GPUs of L4 demand on H100 replicas with 8x the speed: 2 H100s.
     let units = run(&format!(

@@ -2,7 +2,7 @@
 //! the strategy's service pools, ahead of batch work.
 //!
 //! Every `autoscale_every_h` (from the start) the autoscaler reads the demand `d` and aims at
-//! `max(d, min_gpus)` GPUs of the service's type: it adds replicas (each `gpus_per_replica`
+//! `max(d x (1 + headroom), min_gpus)` GPUs of the service's type: it adds replicas (each `gpus_per_replica`
 //! GPUs on one node, serving `gpus_per_replica x speed[pool] / speed[service]`) in service-pool
 //! order until the replicas placed cover the target, and removes replicas while those left
 //! still cover the highest target of the last `scale_down_after_h` (the stabilization window
@@ -174,7 +174,7 @@ impl<'c> FleetSim<'c> {
         self.count_service(si, now_h);
         let state = &mut self.services[si];
         let (demand, _) = state.curve.piece(now_h);
-        let target = demand.max(state.service.min_gpus);
+        let target = (demand * (1.0 + state.service.headroom)).max(state.service.min_gpus);
         while state.recent.back().is_some_and(|(_, t)| *t <= target) {
             state.recent.pop_back();
         }

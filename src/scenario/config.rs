@@ -90,6 +90,8 @@ pub struct Service {
     pub gpus_per_replica: u32,
     /// Demand kept at least this high, GPUs of `gpu`.
     pub min_gpus: f64,
+    /// The autoscaler aims at demand times `1 + headroom`.
+    pub headroom: f64,
     pub scale_up_h: f64,
     pub scale_down_after_h: f64,
     pub autoscale_every_h: f64,

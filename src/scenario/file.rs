@@ -159,6 +159,9 @@ pub struct ServiceFile {
     /// GPUs always kept, whatever the demand.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_gpus: Option<f64>,
+    /// Capacity kept above demand, as a share of it (0.2: aim at 120 % of demand).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<f64>,
     /// Time from the decision to add a replica until it serves, hours.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale_up_h: Option<f64>,

@@ -90,6 +90,7 @@ fn check_service(
         false,
         SERVICE_GPUS_MAX,
     );
+    let headroom = c.number(s.headroom.unwrap_or(0.0), &f("headroom"), 0.0, false, 10.0);
     let scale_up_h = c.non_negative(s.scale_up_h.unwrap_or(SCALE_UP_H), &f("scale_up_h"));
     let scale_down_after_h = c.non_negative(
         s.scale_down_after_h.unwrap_or(SCALE_DOWN_AFTER_H),
@@ -108,6 +109,7 @@ fn check_service(
     resolved.team = Some(team.clone());
     resolved.gpus_per_replica = Some(gpus_per_replica);
     resolved.min_gpus = Some(min_gpus);
+    resolved.headroom = Some(headroom);
     resolved.scale_up_h = Some(scale_up_h);
     resolved.scale_down_after_h = Some(scale_down_after_h);
     resolved.autoscale_every_h = Some(autoscale_every_h);
@@ -122,6 +124,7 @@ fn check_service(
         demand: demand?,
         gpus_per_replica,
         min_gpus,
+        headroom,
         scale_up_h,
         scale_down_after_h,
         autoscale_every_h,
