@@ -70,7 +70,7 @@ struct RunArgs {
     /// Replications per strategy, 1 to 1000000 (overrides the scenario's `replications`)
     #[arg(long, value_name = "N", value_parser = parse_replications, allow_negative_numbers = true)]
     replications: Option<u32>,
-    /// Seed of all random streams, 0 to 9223372036854775807 (overrides the scenario's `seed`)
+    /// Seed of all random streams, 0 to 18446744073709551615 (overrides the scenario's `seed`)
     #[arg(long, value_name = "N", value_parser = parse_seed, allow_negative_numbers = true)]
     seed: Option<u64>,
     #[command(flatten)]
@@ -132,9 +132,9 @@ fn parse_threads(text: &str) -> Result<u16, String> {
     parse_whole(text, 1, 1024).map(|n| n as u16)
 }
 
-/// Seeds are TOML integers in `run.json` and sweeps, so at most `i64::MAX`.
+/// Any u64 (a seed above `i64::MAX` goes into the scenario as a string, as a file writes it).
 fn parse_seed(text: &str) -> Result<u64, String> {
-    parse_whole(text, 0, i64::MAX as u64)
+    parse_whole(text, 0, u64::MAX)
 }
 
 /// The run was stopped by Ctrl-C: exit code 130, as shells report SIGINT.
@@ -154,7 +154,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
         }
     };
-    let command_line: Vec<String> = std::env::args().collect();
+    // Paths need not be UTF-8 (clap takes them as `OsString`); run.json records them lossily.
+    let command_line: Vec<String> = std::env::args_os()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
     let result = match cli.command {
         Command::Run(args) => run(args, command_line),
         Command::Validate(args) => validate(args),
@@ -166,13 +169,40 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", printable(&format!("{error:#}")));
             if error.downcast_ref::<Interrupted>().is_some() {
                 ExitCode::from(EXIT_INTERRUPTED)
             } else {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+/// A message as the terminal may show it: control characters other than line breaks and tabs
+/// (ESC, BEL, carriage return: a file name or a line of a file can hold them) escaped.
+fn printable(message: &str) -> std::borrow::Cow<'_, str> {
+    if !message
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return message.into();
+    }
+    message
+        .chars()
+        .map(|c| match c {
+            '\n' | '\t' => c.to_string(),
+            c if c.is_control() => c.escape_debug().to_string(),
+            c => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
+}
+
+/// Prints the warnings of a scenario on stderr.
+fn print_warnings(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("warning: {}", printable(warning));
     }
 }
 
@@ -185,10 +215,10 @@ fn load(scenario: Option<&Path>, overrides: &[Override]) -> Result<Loaded> {
 }
 
 fn validate(args: ValidateArgs) -> Result<()> {
-    let loaded = load(Some(&args.scenario), &args.scenario_args.set)?;
-    for warning in &loaded.warnings {
-        eprintln!("warning: {warning}");
-    }
+    // Read once: a fifo or a process substitution cannot be read again for the [sweep] table.
+    let source = scenario::Source::read(&args.scenario)?;
+    let loaded = source.load(&args.scenario_args.set)?;
+    print_warnings(&loaded.warnings);
     let config = &loaded.config;
     println!(
         "{}: valid: {} workload(s), {} pool(s), {} strateg{} over {} months from {}, {} replications",
@@ -218,7 +248,8 @@ fn validate(args: ValidateArgs) -> Result<()> {
         .as_ref()
         .is_some_and(|s| !s.vary.is_empty());
     if has_sweep
-        && let Some(sweep) = sweep::describe_sweep(&args.scenario, &args.scenario_args.set)?
+        && let Some(sweep) =
+            sweep::describe_sweep(&args.scenario, &args.scenario_args.set, &source, loaded)?
     {
         println!("{}: {sweep}", args.scenario.display());
     }
@@ -255,8 +286,7 @@ fn overrides(
         ));
     }
     if let Some(seed) = seed {
-        let seed = i64::try_from(seed).context("--seed must be at most 9223372036854775807")?;
-        overrides.push(Override::new("seed", toml::Value::Integer(seed)));
+        overrides.push(Override::new("seed", scenario::file::Seed(seed).to_toml()));
     }
     Ok(overrides)
 }
@@ -301,9 +331,7 @@ impl Workers {
 fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
     let overrides = overrides(&args.scenario_args.set, args.replications, args.seed)?;
     let loaded = load(args.scenario.as_deref(), &overrides)?;
-    for warning in &loaded.warnings {
-        eprintln!("warning: {warning}");
-    }
+    print_warnings(&loaded.warnings);
     let config = &loaded.config;
     let out = args
         .out

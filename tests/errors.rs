@@ -47,11 +47,11 @@ const BAD_FILES: &[Bad] = &[
     ),
     bad(
         "wrong_type_string",
-        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 4294967295, got the string \"two\"",
+        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 1000000, got the string \"two\"",
     ),
     bad(
         "wrong_type_float_count",
-        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 4294967295, got the number `2.5`",
+        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 1000000, got the number `2.5`",
     ),
     bad(
         "wrong_type_bool",
@@ -59,7 +59,7 @@ const BAD_FILES: &[Bad] = &[
     ),
     bad(
         "negative_node_count",
-        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 4294967295, got the whole number `-2`",
+        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 1000000, got the whole number `-2`",
     ),
     bad(
         "duplicate_key",
@@ -209,6 +209,11 @@ const BAD_FILES: &[Bad] = &[
         "malformed_date",
         "line 3: `start` must be a date \"YYYY-MM-DD\", got \"2027-13-01\"",
     ),
+    // Issue 11: once a panic (exit 101) in the calendar, even in `validate`.
+    bad(
+        "start_out_of_range",
+        "line 3: `start` must be a date from 1970-01-01 to 2200-12-31, got \"9999-12-01\"",
+    ),
     bad(
         "date_in_another_format",
         "line 3: `start` must be a date \"YYYY-MM-DD\", got \"01/01/2027\"",
@@ -272,7 +277,28 @@ const BAD_FILES: &[Bad] = &[
     ),
     bad(
         "name_with_dot",
-        "line 16: `pool[0].name` `dgx.h100` must not contain `.`, `=` or `,`",
+        "line 16: `pool[0].name` `dgx.h100` must not contain `.` (`.`, `=` and `,` separate --set paths and values)",
+    ),
+    // Issue 11: names that would escape the output folder or reach the terminal raw.
+    bad(
+        "name_outside_folder",
+        "line 2: `name` `/tmp/x` must not contain `/` (a name must not lead to another folder); names may have letters, digits",
+    ),
+    bad(
+        "name_with_control",
+        "line 16: `pool[0].name` `dgx\\u{1b}[31m\\nred` must not contain control characters",
+    ),
+    bad(
+        "name_too_long",
+        "`strategy[0].name` `very-long-strategy-name-very-long-strategy-name-very-long-strate…` is 96 characters long: at most 64 are accepted",
+    ),
+    bad(
+        "team_with_slash",
+        "line 13: `workload.train.team` `ml/vision` must not contain `/`",
+    ),
+    bad(
+        "seed_too_large",
+        "line 6, column 8: `seed` must be a whole number from 0 to 18446744073709551615 (above 9223372036854775807, in quotes: seed = \"18446744073709551615\"), got the whole number `9223372036854775808`",
     ),
     // Runs that could not end, refused up front.
     bad(
@@ -307,6 +333,10 @@ const BAD_FILES: &[Bad] = &[
     bad(
         "trace_zero_gpus",
         "tests/data/traces/bad/zero_gpus.csv: line 3, column 3 (`gpus`): is 0: every job of a trace needs at least 1 GPU",
+    ),
+    bad(
+        "trace_team_with_escape",
+        "tests/data/traces/bad/team_with_escape.csv: line 3: the job's team `nlp\\u{1b}[2J` must not contain control characters",
     ),
     bad(
         "trace_binary",
@@ -398,7 +428,7 @@ const BAD_FLAGS: &[BadFlags] = &[
             "pool.dgx.nodes=three",
         ],
         1,
-        "--set pool.dgx.nodes=three: must be a whole number from 0 to 4294967295, got the string \"three\"",
+        "--set pool.dgx.nodes=three: must be a whole number from 0 to 1000000, got the string \"three\"",
     ),
     flags(
         &[
@@ -410,7 +440,7 @@ const BAD_FLAGS: &[BadFlags] = &[
             "pool.dgx.nodes=-1",
         ],
         1,
-        "--set pool.dgx.nodes=-1: must be a whole number from 0 to 4294967295, got the whole number `-1`",
+        "--set pool.dgx.nodes=-1: must be a whole number from 0 to 1000000, got the whole number `-1`",
     ),
     flags(
         &["validate", "{small}", "--set", "horizon_months=0"],
@@ -486,7 +516,43 @@ const BAD_FLAGS: &[BadFlags] = &[
     flags(
         &["run", "{small}", "--out", "{out}", "--seed", "-5"],
         2,
-        "invalid value '-5' for '--seed <N>': out of range: expected a whole number from 0 to 9223372036854775807",
+        "invalid value '-5' for '--seed <N>': out of range: expected a whole number from 0 to 18446744073709551615",
+    ),
+    // Issue 11: seeds are u64 in every command; --set takes one line.
+    flags(
+        &[
+            "sweep",
+            "{small}",
+            "--out",
+            "{out}",
+            "--vary",
+            "pool.dgx.nodes=1,2",
+            "--seed",
+            "18446744073709551616",
+        ],
+        2,
+        "invalid value '18446744073709551616' for '--seed <N>': out of range: expected a whole number from 0 to 18446744073709551615",
+    ),
+    flags(
+        &["validate", "{small}", "--set", "horizon_months=2\nseed=5"],
+        2,
+        "`horizon_months=2\\nseed=5` holds a line break or another control character ('\\n'); give one PATH=VALUE per --set, on one line",
+    ),
+    flags(
+        &["validate", "{small}", "--set", "horizon_months=-1"],
+        1,
+        "--set horizon_months=-1: must be a whole number from 1 to 1200, got the whole number `-1`",
+    ),
+    flags(
+        &["validate", "{small}", "--set", "horizon_months=1.5"],
+        1,
+        "--set horizon_months=1.5: must be a whole number from 1 to 1200, got the number `1.5`",
+    ),
+    // Issue 11: a scenario is read once, and at most 16 MiB of it.
+    flags(
+        &["validate", "/dev/zero"],
+        1,
+        "error: /dev/zero: is larger than 16 MiB, the most a scenario file may be",
     ),
     flags(
         &["run", "{small}", "--out", "{out}", "--frobnicate"],
@@ -1045,4 +1111,179 @@ fn ctrl_c_stops_cleanly_and_writes_nothing() {
         "{message}"
     );
     assert!(!out.exists(), "an interrupted run left {}", out.display());
+}
+
+// ---- issue 11: hostile input ------------------------------------------------------------------
+
+/// A non-UTF-8 argument (a path, a scenario, `--out`) once panicked in `std::env::args()`:
+/// paths are taken as they are, and the message shows them lossily.
+#[cfg(unix)]
+#[test]
+fn issue_11_non_utf8_arguments_do_not_panic() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = temp_dir("non-utf8");
+    let odd = dir.join(OsStr::from_bytes(b"o_\xff"));
+    let run = |args: &[&OsStr]| {
+        Command::new(env!("CARGO_BIN_EXE_fleetsim"))
+            .args(args)
+            .output()
+            .expect("fleetsim runs")
+    };
+    let output = run(&[OsStr::new("plot"), odd.as_os_str()]);
+    assert_refused(&output, 1, "o_\u{fffd}: no such folder", "plot o_\\xff");
+    let output = run(&[OsStr::new("validate"), odd.as_os_str()]);
+    assert_refused(
+        &output,
+        1,
+        "o_\u{fffd}: cannot read scenario file",
+        "validate",
+    );
+    // As --out: accepted as a path, the run writes there.
+    let output = run(&[
+        OsStr::new("run"),
+        OsStr::new(SMALL),
+        OsStr::new("--out"),
+        odd.as_os_str(),
+        OsStr::new("--replications"),
+        OsStr::new("1"),
+        OsStr::new("--no-charts"),
+        OsStr::new("--quiet"),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(odd.join("run.json").is_file());
+}
+
+/// A fifo (or `<(...)`) can be read once: `validate` reads its scenario once, [sweep] table
+/// included, instead of printing "valid" and then hanging or failing on a second read.
+#[cfg(unix)]
+#[test]
+fn issue_11_a_scenario_from_a_fifo_or_process_substitution_is_read_once() {
+    let dir = temp_dir("fifo");
+    let fifo = dir.join("scenario.toml");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let text = std::fs::read("tests/data/tiny-sweep.toml").unwrap();
+            std::fs::write(fifo, text).unwrap();
+        })
+    };
+    let output = fleetsim(&["validate", &fifo.to_string_lossy()]);
+    writer.join().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains(": valid: "), "{stdout}");
+    assert!(stdout.contains("[sweep]: 9 points"), "{stdout}");
+    // Process substitution, through bash.
+    let output = Command::new("bash")
+        .args([
+            "-c",
+            &format!(
+                "{} validate <(cat tests/data/tiny-sweep.toml)",
+                env!("CARGO_BIN_EXE_fleetsim")
+            ),
+        ])
+        .output()
+        .expect("bash runs");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("[sweep]: 9 points"));
+}
+
+/// Seeds are u64 in the command line, the file (above i64::MAX as a string, as TOML needs),
+/// `--vary` and run.json, and `validate` and `run` agree on every one.
+#[test]
+fn issue_11_seeds_are_u64_everywhere() {
+    let dir = temp_dir("seeds");
+    let max = u64::MAX.to_string();
+    let out = dir.join("cli");
+    let output = fleetsim(&[
+        "run",
+        SMALL,
+        "--seed",
+        &max,
+        "--out",
+        &out.to_string_lossy(),
+        "--replications",
+        "1",
+        "--no-charts",
+        "--quiet",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let run_json = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(
+        run_json.contains(&format!("\"seed\": {max},")),
+        "{run_json}"
+    );
+    // In the file, as a string: the same for validate and run, with or without --set.
+    let file = dir.join("big-seed.toml");
+    let text = std::fs::read_to_string(SMALL)
+        .unwrap()
+        .replace("seed = 1", "seed = \"9223372036854775808\"");
+    std::fs::write(&file, text).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    for args in [
+        vec!["validate", &file],
+        vec!["validate", &file, "--set", "replications=1"],
+    ] {
+        let output = fleetsim(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    let out = dir.join("file");
+    let output = fleetsim(&[
+        "run",
+        &file,
+        "--out",
+        &out.to_string_lossy(),
+        "--replications",
+        "1",
+        "--no-charts",
+        "--quiet",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // Swept, and given to a sweep: the big values go through.
+    let out = dir.join("sweep");
+    let output = fleetsim(&[
+        "sweep",
+        SMALL,
+        "--vary",
+        "seed=1,9223372036854775808",
+        "--replications",
+        "1",
+        "--out",
+        &out.to_string_lossy(),
+        "--no-charts",
+        "--quiet",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let sweep_csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
+    assert!(
+        sweep_csv.contains("\n1,9223372036854775808,"),
+        "{sweep_csv}"
+    );
+    let out = dir.join("sweep-seed");
+    let output = fleetsim(&[
+        "sweep",
+        SMALL,
+        "--vary",
+        "pool.dgx.nodes=1",
+        "--seed",
+        &max,
+        "--replications",
+        "1",
+        "--out",
+        &out.to_string_lossy(),
+        "--no-charts",
+        "--quiet",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use crate::output;
+use crate::scenario::names;
 use crate::scenario::trace::fit::{FitOptions, SplitBy, fit};
 use crate::scenario::trace::{self, ReadOptions, TimeZoneSpec, TraceFormat};
 
@@ -94,8 +95,8 @@ pub fn fit_command(args: FitArgs) -> Result<()> {
             })
             .collect()
     });
-    if name.is_empty() || name.contains(['.', '=', ',']) {
-        bail!("--name `{name}` must not be empty or contain `.`, `=` or `,`");
+    if let Some(problem) = names::problem(&name, names::NameKind::Path) {
+        bail!("--name {problem}");
     }
     let dropped = trace.dropped.describe();
     if !dropped.is_empty() {

@@ -8,7 +8,7 @@ use super::{ScenarioArgs, Workers, overrides};
 use crate::format::thousands;
 use crate::output;
 use crate::records::SweepInfo;
-use crate::scenario::Override;
+use crate::scenario::{Loaded, Override, Source};
 use crate::sweep::{self, Outcome, Sampling, Shard, Vary};
 
 /// Warnings shown before a sweep runs; the rest are counted.
@@ -37,8 +37,9 @@ pub(super) struct SweepArgs {
     /// Replications per strategy at every point (overrides the scenario's `replications`)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     replications: Option<u32>,
-    /// Seed of all random streams (overrides the scenario's `seed`); every point uses it
-    #[arg(long, value_name = "N")]
+    /// Seed of all random streams, 0 to 18446744073709551615 (overrides the scenario's
+    /// `seed`); every point uses it
+    #[arg(long, value_name = "N", value_parser = super::parse_seed, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Run only shard K of N, K counting from 1 (1/4 ... 4/4): a share of the points balanced
     /// by estimated cost. Combine the shards' folders with `fleetsim merge`
@@ -96,7 +97,7 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
     };
     let plan = sweep::plan(&request)?;
     for warning in plan.warnings.iter().take(WARNINGS_SHOWN) {
-        eprintln!("warning: {warning}");
+        super::print_warnings(std::slice::from_ref(warning));
     }
     if plan.warnings.len() > WARNINGS_SHOWN {
         eprintln!(
@@ -227,15 +228,21 @@ fn report(info: &SweepInfo, outcome: &Outcome, out: &Path, charts: usize) {
     }
 }
 
-/// For `validate`: what the scenario's `[sweep]` table would run, if it has one.
-pub(super) fn describe_sweep(scenario: &Path, set: &[Override]) -> Result<Option<String>> {
+/// For `validate`: what the scenario's `[sweep]` table would run, if it has one (`source`,
+/// already read, and its base load `loaded`).
+pub(super) fn describe_sweep(
+    scenario: &Path,
+    set: &[Override],
+    source: &Source,
+    loaded: Loaded,
+) -> Result<Option<String>> {
     let request = sweep::Request {
         scenario: scenario.to_path_buf(),
         vary: Vec::new(),
         sampling: None,
         set: set.to_vec(),
     };
-    let plan = match sweep::plan(&request) {
+    let plan = match sweep::plan::plan_loaded(&request, source, loaded) {
         Ok(plan) => plan,
         Err(sweep::SweepError::NothingToVary { .. }) => return Ok(None),
         Err(error) => return Err(error.into()),
