@@ -14,7 +14,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
 use crate::format::thousands;
-use crate::output;
+use crate::output::{self, LockMode};
 use crate::records::RunInfo;
 use crate::runner::{self, RunError};
 use crate::scenario::{self, Loaded, Override};
@@ -340,13 +340,14 @@ fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
     if args.trace {
         check_trace_size(config)?;
     }
-    let existed = out.exists();
-    output::prepare_dir(&out, &config.name, args.force)?;
-    let result = simulate_and_write(&args, &loaded, &out, command_line);
-    if result.is_err() && !existed {
-        // A failed or interrupted run leaves no folder behind that it created itself.
-        output::remove_if_empty(&out);
-    }
+    let scenario =
+        serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?;
+    // Held to the last chart; a failed or interrupted run leaves no folder behind that it
+    // created itself (dropping the lock removes it when empty).
+    let lock = output::lock_dir(&out, LockMode::Exclusive, &command_line.join(" "))?;
+    let previous = output::prepare_dir(&out, &config.name, &scenario, args.force)?;
+    let result = simulate_and_write(&args, &loaded, &out, scenario, &previous, command_line);
+    lock.release();
     result
 }
 
@@ -371,6 +372,8 @@ fn simulate_and_write(
     args: &RunArgs,
     loaded: &Loaded,
     out: &Path,
+    scenario: serde_json::Value,
+    previous: &[String],
     command_line: Vec<String>,
 ) -> Result<()> {
     let config = &loaded.config;
@@ -405,8 +408,6 @@ fn simulate_and_write(
         .into());
     }
 
-    let scenario =
-        serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?;
     let info = RunInfo {
         command_line,
         scenario_source: args
@@ -417,11 +418,21 @@ fn simulate_and_write(
             }),
         threads: Some(workers.threads),
         wall_time_s: Some(wall_time_s),
+        charts: if args.no_charts {
+            Vec::new()
+        } else {
+            output::charts::file_names()
+        },
         ..RunInfo::new(config, scenario, loaded.warnings.clone())
     }
     .with_results(&run_output);
     let files = output::write_results(out, &run_output, &info, args.trace)?;
-    output::remove_stale(out, &files, args.no_charts)?;
+    let mut now: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    now.extend(info.charts.iter().cloned());
+    output::remove_stale(out, previous, &now)?;
     let charts = if args.no_charts {
         Vec::new()
     } else {

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 
 use super::{ScenarioArgs, Workers, overrides};
 use crate::format::thousands;
-use crate::output;
+use crate::output::{self, LockMode};
 use crate::records::SweepInfo;
 use crate::scenario::{Loaded, Override, Source};
 use crate::sweep::{self, Outcome, Sampling, Shard, Vary};
@@ -110,6 +110,12 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
         .clone()
         .unwrap_or_else(|| Path::new("output").join(format!("{}-sweep", plan.info.scenario_name)));
     let workers = Workers::start(args.threads)?;
+    // Held to the last chart; shards of one sweep may share the folder.
+    let mode = match args.shard.filter(|s| s.count > 1) {
+        Some(shard) => LockMode::Shard(shard.index, shard.count),
+        None => LockMode::Exclusive,
+    };
+    let lock = output::lock_dir(&out, mode, &command_line.join(" "))?;
     let options = sweep::RunOptions {
         out: out.clone(),
         shard: args.shard,
@@ -118,6 +124,7 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
         quiet: args.quiet,
         threads: workers.threads,
         command_line,
+        notify: |message| eprintln!("warning: {message}"),
     };
     let outcome = workers
         .pool
@@ -128,6 +135,7 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
     } else {
         draw_charts(&out)?
     };
+    lock.release();
     if !args.quiet {
         report(&plan.info, &outcome, &out, charts.len());
     }
@@ -141,12 +149,18 @@ pub(super) fn merge(args: MergeArgs, command_line: Vec<String>) -> Result<()> {
         force: args.force,
         command_line,
     };
+    let lock = output::lock_dir(
+        &args.out,
+        LockMode::Exclusive,
+        &options.command_line.join(" "),
+    )?;
     let (info, outcome) = sweep::merge(&options)?;
     let charts = if args.no_charts {
         Vec::new()
     } else {
         draw_charts(&args.out)?
     };
+    lock.release();
     if !args.quiet {
         report(&info, &outcome, &args.out, charts.len());
     }

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use super::SweepError;
 use super::execute::Outcome;
-use super::folder::{self, INVOCATION, SWEEP_JSON, point_dir};
+use super::folder::{self, INVOCATION, PointState, SWEEP_JSON, point_dir};
 use super::shard::{Shard, points_of};
 use crate::output;
 use crate::records::{InvocationInfo, RunInfo, ShardInfo, SweepInfo};
@@ -31,6 +31,10 @@ pub struct MergeOptions {
 pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError> {
     let started = Instant::now();
     let inputs = inputs(options)?;
+    for dir in &inputs {
+        // A shard still being written is not finished.
+        output::check_not_locked(dir)?;
+    }
     let (first_dir, info) = one_sweep(&inputs)?;
     let (shards, count) = shards(&inputs, &info)?;
     let sources = point_sources(&info, &shards, count)?;
@@ -42,11 +46,11 @@ pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError>
     for (point, (from, run_info)) in info.points.iter().zip(&sources) {
         let to = point_dir(out, point);
         output::create_dir(&to)?;
-        let (run_json, others): (Vec<&String>, Vec<&String>) =
-            run_info.files.iter().partition(|f| *f == "run.json");
-        for name in others.into_iter().chain(run_json) {
-            output::copy_file(&from.join(name), &to)?.commit()?;
+        // Checked above, copied as they are, run.json last (the point's completion marker).
+        for file in &run_info.files {
+            output::copy_file(&from.join(&file.name), &to)?.commit()?;
         }
+        output::copy_file(&from.join("run.json"), &to)?.commit()?;
     }
     let summaries = folder::summaries(out, &info, info.points.iter())?;
     folder::write_sweep_csv(out, &info, &summaries)?;
@@ -218,12 +222,25 @@ fn point_sources(
     }
     for point in &info.points {
         let (k, dir) = owner[&point.id];
-        let run_info =
-            folder::point_done(dir, point).ok_or_else(|| SweepError::IncompletePoint {
-                dir: dir.to_path_buf(),
-                point: point.id.clone(),
-                shard: format!("{k}/{count}"),
-            })?;
+        let run_info = match folder::point_state(dir, point) {
+            PointState::Done(run_info) => run_info,
+            PointState::Missing => {
+                return Err(SweepError::IncompletePoint {
+                    dir: dir.to_path_buf(),
+                    point: point.id.clone(),
+                    shard: format!("{k}/{count}"),
+                });
+            }
+            PointState::Damaged(file, problem) => {
+                return Err(SweepError::DamagedPoint {
+                    file,
+                    problem,
+                    dir: dir.to_path_buf(),
+                    point: point.id.clone(),
+                    shard: format!("{k}/{count}"),
+                });
+            }
+        };
         sources.push((point_dir(dir, point), run_info));
     }
     Ok(sources)
