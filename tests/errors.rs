@@ -1287,3 +1287,143 @@ fn issue_11_seeds_are_u64_everywhere() {
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
+
+/// Two commands into one folder at once mixed their files: the second refuses at once,
+/// naming the folder and the process that holds it (item 4 of issue 11).
+#[cfg(unix)]
+#[test]
+fn issue_11_a_folder_being_written_is_refused_to_a_second_command() {
+    let dir = temp_dir("locked");
+    let out = dir.join("out");
+    let out_text = out.to_string_lossy().into_owned();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fleetsim"))
+        .args([
+            "run",
+            "--out",
+            &out_text,
+            "--replications",
+            "100000",
+            "--threads",
+            "1",
+            "--quiet",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("fleetsim starts");
+    let started = Instant::now();
+    while !out.join(".fleetsim.lock").exists() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = child.id().to_string();
+    let second = fleetsim(&["run", SMALL, "--out", &out_text, "--quiet"]);
+    let sweep = fleetsim(&[
+        "sweep",
+        SMALL,
+        "--vary",
+        "pool.dgx.nodes=1",
+        "--out",
+        &out_text,
+        "--quiet",
+    ]);
+    let merge = fleetsim(&["merge", &dir.to_string_lossy(), "--out", &out_text]);
+    let _ = Command::new("kill").args(["-INT", &pid]).status();
+    let first = child.wait().expect("fleetsim ends");
+    assert_eq!(first.code(), Some(130));
+    for (what, output) in [("run", second), ("sweep", sweep), ("merge", merge)] {
+        assert_refused(
+            &output,
+            1,
+            &format!("error: {out_text}: another fleetsim is writing to this folder (pid {pid}: "),
+            what,
+        );
+        assert!(
+            stderr(&output).contains("wait for it to end, or choose another folder with --out"),
+            "{what}: {}",
+            stderr(&output)
+        );
+    }
+    assert!(
+        !out.exists(),
+        "the interrupted run removed the folder it created"
+    );
+}
+
+/// Same name, another scenario (a file, or `--set` values): refused without --force, so
+/// parallel `run --set` jobs of one scenario cannot overwrite each other (item 5).
+#[test]
+fn issue_11_a_folder_of_the_same_name_but_another_scenario_is_kept_unless_forced() {
+    let dir = temp_dir("same-name");
+    let out = dir.join("out");
+    let out_text = out.to_string_lossy().into_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["run", "--out", &out_text, "--quiet", "--no-charts"];
+        all.extend_from_slice(args);
+        fleetsim(&all)
+    };
+    let first = run(&[SMALL]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let before = std::fs::read(out.join("summary.csv")).unwrap();
+    let other = dir.join("other.toml");
+    let text = std::fs::read_to_string(SMALL)
+        .unwrap()
+        .replace("nodes = 2", "nodes = 3");
+    std::fs::write(&other, text).unwrap();
+    let refused = run(&[&other.to_string_lossy()]);
+    assert_refused(
+        &refused,
+        1,
+        &format!(
+            "error: {out_text}: holds results of scenario `bad` with other settings (`pool.dgx.nodes` differs); choose another folder with --out, or pass --force to replace them"
+        ),
+        "another file of the same name",
+    );
+    let refused = run(&[SMALL, "--set", "pool.dgx.nodes=3", "--replications", "3"]);
+    assert_refused(
+        &refused,
+        1,
+        "with other settings (`pool.dgx.nodes`, `replications` differ)",
+        "--set",
+    );
+    assert_eq!(std::fs::read(out.join("summary.csv")).unwrap(), before);
+    let again = run(&[SMALL]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    let forced = run(&[&other.to_string_lossy(), "--force"]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+}
+
+/// A run removes the files of the previous run it does not write again, and only those the
+/// previous run's manifest lists: a user's `jobs.csv` stays (item 6).
+#[test]
+fn issue_11_a_run_removes_only_files_the_previous_run_wrote() {
+    let dir = temp_dir("stale");
+    let out = dir.join("out");
+    let out_text = out.to_string_lossy().into_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["run", SMALL, "--out", &out_text, "--quiet"];
+        all.extend_from_slice(args);
+        let output = fleetsim(&all);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    };
+    run(&["--no-charts"]);
+    std::fs::write(out.join("jobs.csv"), "mine").unwrap();
+    std::fs::write(out.join("cumulative_cost.png"), "mine too").unwrap();
+    run(&["--no-charts"]);
+    assert_eq!(
+        std::fs::read_to_string(out.join("jobs.csv")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("cumulative_cost.png")).unwrap(),
+        "mine too"
+    );
+    // fleetsim's own jobs.csv and charts go when a later run does not write them.
+    run(&["--trace"]);
+    let run_json = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(run_json.contains("\"name\": \"jobs.csv\""), "{run_json}");
+    assert!(run_json.contains("\"fnv1a\": "), "{run_json}");
+    assert!(out.join("pool_gpus.svg").is_file());
+    run(&["--no-charts"]);
+    assert!(!out.join("jobs.csv").exists());
+    assert!(!out.join("pool_gpus.svg").exists());
+}
