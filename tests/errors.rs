@@ -1427,3 +1427,165 @@ fn issue_11_a_run_removes_only_files_the_previous_run_wrote() {
     assert!(!out.join("jobs.csv").exists());
     assert!(!out.join("pool_gpus.svg").exists());
 }
+
+/// Starts fleetsim with `args`, waits until `ready` holds (or 20 s), sends `signal` and returns
+/// the output and how long fleetsim took to stop.
+#[cfg(unix)]
+fn signalled(args: &[&str], ready: impl Fn() -> bool, signal: &str) -> (Output, Duration) {
+    let child = Command::new(env!("CARGO_BIN_EXE_fleetsim"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("fleetsim starts");
+    let started = Instant::now();
+    while !ready() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sent = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let signalled = Instant::now();
+    let output = child.wait_with_output().expect("fleetsim ends");
+    (output, signalled.elapsed())
+}
+
+/// Every file under `dir` whose name ends with `.partial`.
+fn partials(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                found.extend(partials(&path));
+            } else if path.to_string_lossy().ends_with(".partial") {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// SIGINT, SIGTERM and SIGHUP stop every stage within about a second, with 128 + the signal
+/// (130, 143, 129), no `.partial` left and no folder the command created (item 7 of issue 11;
+/// SIGTERM and SIGHUP once left an empty folder, Ctrl-C during charts was ignored, and a sweep
+/// stopped by Ctrl-C exited 1).
+#[cfg(unix)]
+#[test]
+fn issue_11_signals_stop_every_stage_with_their_exit_code() {
+    let dir = temp_dir("signals");
+    let long_run = |out: &Path| -> Vec<String> {
+        [
+            "run",
+            "--out",
+            &out.to_string_lossy(),
+            "--replications",
+            "100000",
+            "--threads",
+            "2",
+            "--quiet",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    // While simulating: TERM and HUP as INT (tested above).
+    for (signal, code, name) in [("TERM", 143, "SIGTERM"), ("HUP", 129, "SIGHUP")] {
+        let out = dir.join(format!("run-{signal}"));
+        let args = long_run(&out);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let lock = out.join(".fleetsim.lock");
+        let (output, took) = signalled(&args, || lock.exists(), signal);
+        assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
+        assert!(took < Duration::from_secs(3), "{signal}: {took:?}");
+        assert!(
+            stderr(&output).contains(&format!("interrupted: stopped by {name} after")),
+            "{}",
+            stderr(&output)
+        );
+        assert!(!out.exists(), "{signal} left {}", out.display());
+    }
+    // While drawing charts: nothing of them is written, the CSV files stay.
+    let out = dir.join("charts");
+    let done = fleetsim(&[
+        "run",
+        "--out",
+        &out.to_string_lossy(),
+        "--no-charts",
+        "--quiet",
+    ]);
+    assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    let (output, took) = signalled(
+        &["plot", &out.to_string_lossy()],
+        || {
+            std::thread::sleep(Duration::from_millis(150));
+            true
+        },
+        "INT",
+    );
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(took < Duration::from_secs(3), "charts: {took:?}");
+    assert!(
+        stderr(&output).contains("stopped while drawing the charts; no chart file was written"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(partials(&out).is_empty(), "{:?}", partials(&out));
+    assert!(!out.join("cumulative_cost.png").exists());
+    assert!(out.join("summary.csv").exists());
+    // A sweep: 130, and the points written stay for --resume.
+    let out = dir.join("sweep");
+    let lock = out.join(".fleetsim.lock");
+    let (output, took) = signalled(
+        &[
+            "sweep",
+            "scenarios/hybrid-vs-cloud.toml",
+            "--vary",
+            "pool.dgx.nodes=0..16:2",
+            "--out",
+            &out.to_string_lossy(),
+            "--quiet",
+        ],
+        || lock.exists(),
+        "INT",
+    );
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(took < Duration::from_secs(3), "sweep: {took:?}");
+    assert!(
+        stderr(&output).contains("--resume to finish"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(partials(&out).is_empty(), "{:?}", partials(&out));
+    assert!(!lock.exists(), "the lock file is removed");
+    // Reading (a fifo nobody writes: it blocks): nothing to clean up, so it ends at once.
+    let fifo = dir.join("never.csv");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for args in [
+        vec!["fit", fifo.to_str().unwrap(), "--format", "csv"],
+        vec!["validate", fifo.to_str().unwrap()],
+    ] {
+        let (output, took) = signalled(
+            &args,
+            || {
+                std::thread::sleep(Duration::from_millis(300));
+                true
+            },
+            "TERM",
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(143),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(took < Duration::from_secs(2), "{args:?}: {took:?}");
+    }
+}

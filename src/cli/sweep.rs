@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::{ScenarioArgs, Workers, overrides};
+use super::{ScenarioArgs, Signals, Workers, overrides};
 use crate::format::thousands;
 use crate::output::{self, LockMode};
 use crate::records::SweepInfo;
@@ -88,7 +88,7 @@ pub(super) struct MergeArgs {
     quiet: bool,
 }
 
-pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
+pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
     let request = sweep::Request {
         scenario: args.scenario.clone(),
         vary: args.vary.clone(),
@@ -109,12 +109,14 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("output").join(format!("{}-sweep", plan.info.scenario_name)));
-    let workers = Workers::start(args.threads)?;
+    let workers = Workers::start(args.threads, signals)?;
     // Held to the last chart; shards of one sweep may share the folder.
     let mode = match args.shard.filter(|s| s.count > 1) {
         Some(shard) => LockMode::Shard(shard.index, shard.count),
         None => LockMode::Exclusive,
     };
+    // From here a signal stops the work instead of ending the process.
+    signals.begin_work();
     let lock = output::lock_dir(&out, mode, &command_line.join(" "))?;
     let options = sweep::RunOptions {
         out: out.clone(),
@@ -133,7 +135,7 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
     let charts = if args.no_charts || outcome.shard.is_some() {
         Vec::new()
     } else {
-        draw_charts(&out)?
+        workers.pool.install(|| draw_charts(&out, signals))?
     };
     lock.release();
     if !args.quiet {
@@ -142,23 +144,25 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn merge(args: MergeArgs, command_line: Vec<String>) -> Result<()> {
+pub(super) fn merge(args: MergeArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
     let options = sweep::MergeOptions {
         inputs: args.dirs.clone(),
         out: args.out.clone(),
         force: args.force,
         command_line,
     };
+    // From here a signal stops the work instead of ending the process.
+    signals.begin_work();
     let lock = output::lock_dir(
         &args.out,
         LockMode::Exclusive,
         &options.command_line.join(" "),
     )?;
-    let (info, outcome) = sweep::merge(&options)?;
+    let (info, outcome) = sweep::merge(&options, &signals.stop)?;
     let charts = if args.no_charts {
         Vec::new()
     } else {
-        draw_charts(&args.out)?
+        draw_charts(&args.out, signals)?
     };
     lock.release();
     if !args.quiet {
@@ -169,10 +173,15 @@ pub(super) fn merge(args: MergeArgs, command_line: Vec<String>) -> Result<()> {
 
 /// The sweep's charts, drawn from the `sweep.json` and `sweep.csv` just written, exactly as
 /// `fleetsim plot` would draw them.
-fn draw_charts(out: &Path) -> Result<Vec<PathBuf>> {
-    output::charts::sweep::draw_all(out).with_context(|| {
+fn draw_charts(out: &Path, signals: &Signals) -> Result<Vec<PathBuf>> {
+    output::charts::sweep::draw_all_until(out, &signals.stop).with_context(|| {
+        let why = if signals.stopped() {
+            format!("stopped by {}: ", signals.name())
+        } else {
+            String::new()
+        };
         format!(
-            "the sweep's files are written but its charts are not; try `fleetsim plot {}`",
+            "{why}the sweep's files are written but its charts are not; try `fleetsim plot {}`",
             out.display()
         )
     })

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::SweepError;
@@ -28,7 +29,12 @@ pub struct MergeOptions {
 }
 
 /// Merges shards; returns the sweep and what the terminal shows.
-pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError> {
+/// `stop` (a signal) interrupts it between points: the points copied so far stay complete,
+/// and merging again finishes the folder.
+pub fn merge(
+    options: &MergeOptions,
+    stop: &AtomicBool,
+) -> Result<(SweepInfo, Outcome), SweepError> {
     let started = Instant::now();
     let inputs = inputs(options)?;
     for dir in &inputs {
@@ -43,7 +49,14 @@ pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError>
     let out = &options.out;
     folder::prepare(out, &info, options.force)?;
     output::copy_file(&first_dir.join(SWEEP_JSON), out)?.commit()?;
-    for (point, (from, run_info)) in info.points.iter().zip(&sources) {
+    for (done, (point, (from, run_info))) in info.points.iter().zip(&sources).enumerate() {
+        if stop.load(Ordering::SeqCst) {
+            return Err(SweepError::MergeInterrupted {
+                done,
+                total: info.points.len(),
+                dir: out.clone(),
+            });
+        }
         let to = point_dir(out, point);
         output::create_dir(&to)?;
         // Checked above, copied as they are, run.json last (the point's completion marker).
@@ -51,6 +64,13 @@ pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError>
             output::copy_file(&from.join(&file.name), &to)?.commit()?;
         }
         output::copy_file(&from.join("run.json"), &to)?.commit()?;
+    }
+    if stop.load(Ordering::SeqCst) {
+        return Err(SweepError::MergeInterrupted {
+            done: info.points.len(),
+            total: info.points.len(),
+            dir: out.clone(),
+        });
     }
     let summaries = folder::summaries(out, &info, info.points.iter())?;
     folder::write_sweep_csv(out, &info, &summaries)?;

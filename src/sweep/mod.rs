@@ -71,6 +71,15 @@ pub enum SweepError {
         dir: PathBuf,
     },
     #[error(
+        "interrupted: {done} of {total} points are copied to {}; run the same merge again to finish",
+        .dir.display()
+    )]
+    MergeInterrupted {
+        done: usize,
+        total: usize,
+        dir: PathBuf,
+    },
+    #[error(
         "{}: holds another sweep ({difference}); choose another folder with --out, or pass --force to replace it",
         .dir.display()
     )]
