@@ -427,6 +427,15 @@ impl Run<'_> {
             .into());
         }
 
+        let mut warnings = loaded.warnings.clone();
+        let skip_charts = match output::charts::skipped(config.strategies.len()) {
+            Some(note) if !args.no_charts => {
+                print_warnings(std::slice::from_ref(&note));
+                warnings.push(note);
+                true
+            }
+            _ => args.no_charts,
+        };
         let info = RunInfo {
             command_line,
             scenario_source: args
@@ -437,12 +446,12 @@ impl Run<'_> {
                 }),
             threads: Some(workers.threads),
             wall_time_s: Some(wall_time_s),
-            charts: if args.no_charts {
+            charts: if skip_charts {
                 Vec::new()
             } else {
                 output::charts::file_names()
             },
-            ..RunInfo::new(config, scenario, loaded.warnings.clone())
+            ..RunInfo::new(config, scenario, warnings)
         }
         .with_results(&run_output);
         let files = output::write_results(out, &run_output, &info, args.trace)?;
@@ -452,7 +461,7 @@ impl Run<'_> {
             .collect();
         now.extend(info.charts.iter().cloned());
         output::remove_stale(out, previous, &now)?;
-        let charts = if args.no_charts {
+        let charts = if skip_charts {
             Vec::new()
         } else {
             // Drawn from the files just written, exactly as `fleetsim plot` would, on the

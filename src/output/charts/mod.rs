@@ -69,6 +69,8 @@ pub enum ChartError {
     Empty { path: PathBuf },
     #[error("{}: cannot draw this chart: {message}", .path.display())]
     Draw { path: PathBuf, message: String },
+    #[error("{}: {}", .dir.display(), skipped(*.strategies).unwrap_or_default())]
+    TooManyStrategies { dir: PathBuf, strategies: usize },
     #[error("{}: stopped while drawing the charts; no chart file was written", .dir.display())]
     Interrupted { dir: PathBuf },
     #[error(transparent)]
@@ -125,9 +127,15 @@ impl Chart {
         match self {
             Chart::CumulativeCost => (
                 "Cumulative cost by month".to_string(),
-                format!(
-                    "Line: mean over {replications}; band: 5th to 95th percentile of the replications"
-                ),
+                if months == 1 {
+                    format!(
+                        "Dot: mean over {replications}; bar: 5th to 95th percentile of the replications"
+                    )
+                } else {
+                    format!(
+                        "Line: mean over {replications}; band: 5th to 95th percentile of the replications"
+                    )
+                },
             ),
             Chart::MonthlyCost => (
                 "Monthly cost by category".to_string(),
@@ -137,7 +145,10 @@ impl Chart {
                 ),
             ),
             Chart::CostDistribution => (
-                format!("Total cost over {months} months across replications"),
+                format!(
+                    "Total cost over {} across replications",
+                    style::months(months)
+                ),
                 format!(
                     "Box: 25th to 75th percentile; thick line: median; whiskers: 5th to 95th percentile; dots: the {replications}"
                 ),
@@ -157,7 +168,8 @@ impl Chart {
             Chart::PoolUtilization => (
                 "GPU utilisation by pool".to_string(),
                 format!(
-                    "Busy / paid GPU-hours over {months} months. Bar: mean over {replications}; whisker: 5th to 95th percentile"
+                    "Busy / paid GPU-hours over {}. Bar: mean over {replications}; whisker: 5th to 95th percentile",
+                    style::months(months)
                 ),
             ),
             Chart::WaitByWorkload => (
@@ -253,11 +265,26 @@ fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, png::Encod
     let mut encoder = png::Encoder::new(&mut bytes, width, height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::High);
+    encoder.set_compression(png::Compression::Balanced);
     let mut writer = encoder.write_header()?;
     writer.write_image_data(rgb)?;
     writer.finish()?;
     Ok(bytes)
+}
+
+/// The most strategies the charts show: every chart has a colour, a legend entry or a panel
+/// per strategy, which stop being legible (and drawing them grows faster than linearly) beyond
+/// this many.
+pub const STRATEGIES_MAX: usize = 50;
+
+/// Why no chart is drawn for `strategies` strategies, if that is so.
+pub fn skipped(strategies: usize) -> Option<String> {
+    (strategies > STRATEGIES_MAX).then(|| {
+        format!(
+            "no chart is drawn: {} strategies are more than the {STRATEGIES_MAX} a chart shows legibly (every chart has a colour, legend entry or panel per strategy); the CSV files hold every strategy, or compare fewer strategies at once",
+            crate::format::thousands(strategies as f64, 0)
+        )
+    })
 }
 
 /// The names of the files [`draw_all`] writes, PNG and SVG of every chart.
