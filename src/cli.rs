@@ -470,11 +470,7 @@ impl Run<'_> {
             .pool
             .install(|| output::charts::draw_all_until(out, stop))
             .with_context(|| {
-                let why = if signals.stopped() {
-                    format!("stopped by {}: ", signals.name())
-                } else {
-                    String::new()
-                };
+                let why = signals.why();
                 format!(
                     "{why}the CSV files and run.json are written but the charts are not; try `fleetsim plot {}`",
                     out.display()

@@ -74,6 +74,16 @@ impl Signals {
         }
     }
 
+    /// "stopped by SIGTERM: " when a signal stopped the command, else nothing: the start of
+    /// a message about what was left undone.
+    pub fn why(&self) -> String {
+        if self.stopped() {
+            format!("stopped by {}: ", self.name())
+        } else {
+            String::new()
+        }
+    }
+
     /// The exit code of a command the signal stopped: 128 + its number.
     pub fn exit_code(&self) -> u8 {
         match self.signal.load(Ordering::SeqCst) as i32 {

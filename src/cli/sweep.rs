@@ -175,11 +175,7 @@ pub(super) fn merge(args: MergeArgs, command_line: Vec<String>, signals: &Signal
 /// `fleetsim plot` would draw them.
 fn draw_charts(out: &Path, signals: &Signals) -> Result<Vec<PathBuf>> {
     output::charts::sweep::draw_all_until(out, &signals.stop).with_context(|| {
-        let why = if signals.stopped() {
-            format!("stopped by {}: ", signals.name())
-        } else {
-            String::new()
-        };
+        let why = signals.why();
         format!(
             "{why}the sweep's files are written but its charts are not; try `fleetsim plot {}`",
             out.display()

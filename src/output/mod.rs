@@ -490,19 +490,9 @@ pub fn write_groups(
     rows: &[GroupSummaryRow],
 ) -> Result<Pending, OutputError> {
     let mut csv = CsvFile::create(dir, name, false)?;
-    csv.header([
-        "strategy",
-        column,
-        "metric",
-        "mean",
-        "std",
-        "ci95_low",
-        "ci95_high",
-        "p5",
-        "p50",
-        "p95",
-        "n",
-    ])?;
+    // The columns of summary.csv, with the group's after the strategy.
+    let (strategy, stats) = sweep_table::STAT_COLUMNS.split_at(1);
+    csv.header(strategy.iter().chain([&column]).chain(stats))?;
     for row in rows {
         csv.serialize(row)?;
     }
