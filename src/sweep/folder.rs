@@ -40,7 +40,7 @@ pub fn read_info(dir: &Path) -> Result<Option<SweepInfo>, SweepError> {
 #[derive(Debug, Clone)]
 pub enum PointState {
     /// Done: its `run.json`, whose every file checks.
-    Done(RunInfo),
+    Done(Box<RunInfo>),
     /// Not written, or written for another point (no `run.json` of this point).
     Missing,
     /// Its `run.json` is this point's, but a file it lists is not what was written: the path
@@ -62,13 +62,13 @@ pub fn point_state(dir: &Path, point: &SweepPoint) -> PointState {
             return PointState::Damaged(point_dir.join(&file.name), problem);
         }
     }
-    PointState::Done(info)
+    PointState::Done(Box::new(info))
 }
 
 /// The point's `run.json` if the point is done in `dir`.
 pub fn point_done(dir: &Path, point: &SweepPoint) -> Option<RunInfo> {
     match point_state(dir, point) {
-        PointState::Done(info) => Some(info),
+        PointState::Done(info) => Some(*info),
         _ => None,
     }
 }

@@ -243,7 +243,7 @@ fn point_sources(
     for point in &info.points {
         let (k, dir) = owner[&point.id];
         let run_info = match folder::point_state(dir, point) {
-            PointState::Done(run_info) => run_info,
+            PointState::Done(run_info) => *run_info,
             PointState::Missing => {
                 return Err(SweepError::IncompletePoint {
                     dir: dir.to_path_buf(),
