@@ -332,3 +332,24 @@ fn issue_11_charts_drawn_in_parallel_are_the_bytes_of_a_sequential_drawing() {
     };
     assert!(draw(1, "sequential-charts") == draw(3, "parallel-charts"));
 }
+
+/// Drawing stops once asked (a signal sets the flag; issue 11, item 7): no chart file is
+/// written and no `.partial` stays.
+#[test]
+fn issue_11_chart_drawing_stops_when_asked() {
+    let dir = copied_results("stopped-charts", &[]);
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    let error = fleetsim::output::charts::draw_all_until(&dir, &stop).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .ends_with("stopped while drawing the charts; no chart file was written"),
+        "{error}"
+    );
+    let written: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !INPUT_FILES.contains(&name.as_str()))
+        .collect();
+    assert!(written.is_empty(), "{written:?}");
+}

@@ -1506,7 +1506,9 @@ fn issue_11_signals_stop_every_stage_with_their_exit_code() {
         );
         assert!(!out.exists(), "{signal} left {}", out.display());
     }
-    // While drawing charts: nothing of them is written, the CSV files stay.
+    // While drawing charts (which take a fraction of a second now, so the signal may come
+    // after the last: both ends are whole): a stop writes no chart and keeps the CSV files.
+    // `charts::issue_11_chart_drawing_stops_when_asked` stops it for certain.
     let out = dir.join("charts");
     let done = fleetsim(&[
         "run",
@@ -1519,20 +1521,41 @@ fn issue_11_signals_stop_every_stage_with_their_exit_code() {
     let (output, took) = signalled(
         &["plot", &out.to_string_lossy()],
         || {
-            std::thread::sleep(Duration::from_millis(150));
+            std::thread::sleep(Duration::from_millis(30));
             true
         },
         "INT",
     );
-    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
-    assert!(took < Duration::from_secs(3), "charts: {took:?}");
-    assert!(
-        stderr(&output).contains("stopped while drawing the charts; no chart file was written"),
-        "{}",
-        stderr(&output)
-    );
+    assert!(took < Duration::from_secs(2), "charts: {took:?}");
+    let charts = std::fs::read_dir(&out)
+        .unwrap()
+        .filter(|e| {
+            let name = e
+                .as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .into_owned();
+            name.ends_with(".png") || name.ends_with(".svg")
+        })
+        .count();
+    match output.status.code() {
+        Some(130) => {
+            assert!(
+                stderr(&output)
+                    .contains("stopped while drawing the charts; no chart file was written"),
+                "{}",
+                stderr(&output)
+            );
+            assert_eq!(charts, 0);
+        }
+        Some(0) => assert_eq!(charts, 14),
+        other => panic!(
+            "plot stopped by SIGINT exited {other:?}: {}",
+            stderr(&output)
+        ),
+    }
     assert!(partials(&out).is_empty(), "{:?}", partials(&out));
-    assert!(!out.join("cumulative_cost.png").exists());
     assert!(out.join("summary.csv").exists());
     // A sweep: 130, and the points written stay for --resume.
     let out = dir.join("sweep");
@@ -1575,7 +1598,7 @@ fn issue_11_signals_stop_every_stage_with_their_exit_code() {
         let (output, took) = signalled(
             &args,
             || {
-                std::thread::sleep(Duration::from_millis(300));
+                std::thread::sleep(Duration::from_millis(500));
                 true
             },
             "TERM",
