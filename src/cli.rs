@@ -2,22 +2,24 @@
 //! messages on stderr and exit codes (0 success, 1 error, 2 bad usage).
 
 mod fit;
+mod signals;
 mod sweep;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
 use crate::format::thousands;
-use crate::output;
+use crate::output::{self, LockMode};
 use crate::records::RunInfo;
 use crate::runner::{self, RunError};
 use crate::scenario::{self, Loaded, Override};
+use signals::Signals;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -70,7 +72,7 @@ struct RunArgs {
     /// Replications per strategy, 1 to 1000000 (overrides the scenario's `replications`)
     #[arg(long, value_name = "N", value_parser = parse_replications, allow_negative_numbers = true)]
     replications: Option<u32>,
-    /// Seed of all random streams, 0 to 9223372036854775807 (overrides the scenario's `seed`)
+    /// Seed of all random streams, 0 to 18446744073709551615 (overrides the scenario's `seed`)
     #[arg(long, value_name = "N", value_parser = parse_seed, allow_negative_numbers = true)]
     seed: Option<u64>,
     #[command(flatten)]
@@ -132,17 +134,17 @@ fn parse_threads(text: &str) -> Result<u16, String> {
     parse_whole(text, 1, 1024).map(|n| n as u16)
 }
 
-/// Seeds are TOML integers in `run.json` and sweeps, so at most `i64::MAX`.
+/// Any u64 (a seed above `i64::MAX` goes into the scenario as a string, as a file writes it).
 fn parse_seed(text: &str) -> Result<u64, String> {
-    parse_whole(text, 0, i64::MAX as u64)
+    parse_whole(text, 0, u64::MAX)
 }
 
-/// The run was stopped by Ctrl-C: exit code 130, as shells report SIGINT.
+/// The run was stopped by a signal: exit code 128 + its number, as shells report it.
 #[derive(Debug, thiserror::Error)]
 #[error("interrupted: {0}")]
 pub struct Interrupted(String);
 
-/// Exit code of an interrupted run (128 + SIGINT).
+/// Exit code of a run stopped by Ctrl-C (128 + SIGINT); SIGTERM gives 143, SIGHUP 129.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Runs the command line and maps errors to exit codes.
@@ -154,25 +156,57 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
         }
     };
-    let command_line: Vec<String> = std::env::args().collect();
+    // Paths need not be UTF-8 (clap takes them as `OsString`); run.json records them lossily.
+    let command_line: Vec<String> = std::env::args_os()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    let signals = Signals::install();
     let result = match cli.command {
-        Command::Run(args) => run(args, command_line),
+        Command::Run(args) => run(args, command_line, &signals),
         Command::Validate(args) => validate(args),
-        Command::Plot(args) => plot(&args),
-        Command::Sweep(args) => sweep::sweep(args, command_line),
-        Command::Merge(args) => sweep::merge(args, command_line),
-        Command::Fit(args) => fit::fit_command(args),
+        Command::Plot(args) => plot(&args, &signals),
+        Command::Sweep(args) => sweep::sweep(args, command_line, &signals),
+        Command::Merge(args) => sweep::merge(args, command_line, &signals),
+        Command::Fit(args) => fit::fit_command(args, &signals),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
-            if error.downcast_ref::<Interrupted>().is_some() {
-                ExitCode::from(EXIT_INTERRUPTED)
+            eprintln!("error: {}", printable(&format!("{error:#}")));
+            // Whatever failed once a signal asked to stop, the signal is why.
+            if signals.stopped() || error.downcast_ref::<Interrupted>().is_some() {
+                ExitCode::from(signals.exit_code())
             } else {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+/// A message as the terminal may show it: control characters other than line breaks and tabs
+/// (ESC, BEL, carriage return: a file name or a line of a file can hold them) escaped.
+fn printable(message: &str) -> std::borrow::Cow<'_, str> {
+    if !message
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return message.into();
+    }
+    message
+        .chars()
+        .map(|c| match c {
+            '\n' | '\t' => c.to_string(),
+            c if c.is_control() => c.escape_debug().to_string(),
+            c => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
+}
+
+/// Prints the warnings of a scenario on stderr.
+fn print_warnings(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("warning: {}", printable(warning));
     }
 }
 
@@ -185,10 +219,10 @@ fn load(scenario: Option<&Path>, overrides: &[Override]) -> Result<Loaded> {
 }
 
 fn validate(args: ValidateArgs) -> Result<()> {
-    let loaded = load(Some(&args.scenario), &args.scenario_args.set)?;
-    for warning in &loaded.warnings {
-        eprintln!("warning: {warning}");
-    }
+    // Read once: a fifo or a process substitution cannot be read again for the [sweep] table.
+    let source = scenario::Source::read(&args.scenario)?;
+    let loaded = source.load(&args.scenario_args.set)?;
+    print_warnings(&loaded.warnings);
     let config = &loaded.config;
     println!(
         "{}: valid: {} workload(s), {} pool(s), {} strateg{} over {} months from {}, {} replications",
@@ -218,18 +252,20 @@ fn validate(args: ValidateArgs) -> Result<()> {
         .as_ref()
         .is_some_and(|s| !s.vary.is_empty());
     if has_sweep
-        && let Some(sweep) = sweep::describe_sweep(&args.scenario, &args.scenario_args.set)?
+        && let Some(sweep) =
+            sweep::describe_sweep(&args.scenario, &args.scenario_args.set, &source, loaded)?
     {
         println!("{}: {sweep}", args.scenario.display());
     }
     Ok(())
 }
 
-fn plot(args: &PlotArgs) -> Result<()> {
+fn plot(args: &PlotArgs, signals: &Signals) -> Result<()> {
+    signals.begin_work();
     let files = if args.dir.join("sweep.json").is_file() {
-        output::charts::sweep::draw_all(&args.dir)?
+        output::charts::sweep::draw_all_until(&args.dir, &signals.stop)?
     } else {
-        output::charts::draw_all(&args.dir)?
+        output::charts::draw_all_until(&args.dir, &signals.stop)?
     };
     if !args.quiet {
         eprintln!(
@@ -255,13 +291,12 @@ fn overrides(
         ));
     }
     if let Some(seed) = seed {
-        let seed = i64::try_from(seed).context("--seed must be at most 9223372036854775807")?;
-        overrides.push(Override::new("seed", toml::Value::Integer(seed)));
+        overrides.push(Override::new("seed", scenario::file::Seed(seed).to_toml()));
     }
     Ok(overrides)
 }
 
-/// The worker threads of `run` and `sweep`, and the flag Ctrl-C sets to stop them.
+/// The worker threads of `run` and `sweep`, and the flag a signal sets to stop them.
 struct Workers {
     pool: rayon::ThreadPool,
     /// `--threads`, or all cores.
@@ -270,9 +305,9 @@ struct Workers {
 }
 
 impl Workers {
-    /// Starts `threads` workers (all cores when None) and sets the Ctrl-C handler: the first
-    /// Ctrl-C sets `stop`, a second one while stopping exits at once with code 130.
-    fn start(threads: Option<u16>) -> Result<Self> {
+    /// Starts `threads` workers (all cores when None), stopped by `signals` (see
+    /// [`signals`]: the first signal sets `stop`, a second one exits at once).
+    fn start(threads: Option<u16>, signals: &Signals) -> Result<Self> {
         let threads = match threads {
             Some(n) => usize::from(n),
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -281,29 +316,18 @@ impl Workers {
             .num_threads(threads)
             .build()
             .context("cannot start worker threads")?;
-        let stop = Arc::new(AtomicBool::new(false));
-        {
-            let stop = Arc::clone(&stop);
-            let _ = ctrlc::set_handler(move || {
-                if stop.swap(true, Ordering::SeqCst) {
-                    std::process::exit(i32::from(EXIT_INTERRUPTED));
-                }
-            });
-        }
         Ok(Workers {
             pool,
             threads,
-            stop,
+            stop: Arc::clone(&signals.stop),
         })
     }
 }
 
-fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
+fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
     let overrides = overrides(&args.scenario_args.set, args.replications, args.seed)?;
     let loaded = load(args.scenario.as_deref(), &overrides)?;
-    for warning in &loaded.warnings {
-        eprintln!("warning: {warning}");
-    }
+    print_warnings(&loaded.warnings);
     let config = &loaded.config;
     let out = args
         .out
@@ -312,14 +336,31 @@ fn run(args: RunArgs, command_line: Vec<String>) -> Result<()> {
     if args.trace {
         check_trace_size(config)?;
     }
-    let existed = out.exists();
-    output::prepare_dir(&out, &config.name, args.force)?;
-    let result = simulate_and_write(&args, &loaded, &out, command_line);
-    if result.is_err() && !existed {
-        // A failed or interrupted run leaves no folder behind that it created itself.
-        output::remove_if_empty(&out);
-    }
+    let scenario =
+        serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?;
+    // Held to the last chart; a failed or interrupted run leaves no folder behind that it
+    // created itself (dropping the lock removes it when empty).
+    // From here a signal stops the work instead of ending the process.
+    signals.begin_work();
+    let lock = output::lock_dir(&out, LockMode::Exclusive, &command_line.join(" "))?;
+    let previous = output::prepare_dir(&out, &config.name, &scenario, args.force)?;
+    let run = Run {
+        args: &args,
+        loaded: &loaded,
+        out: &out,
+        signals,
+    };
+    let result = run.simulate_and_write(scenario, &previous, command_line);
+    lock.release();
     result
+}
+
+/// What a `run` works with once its folder is taken.
+struct Run<'a> {
+    args: &'a RunArgs,
+    loaded: &'a Loaded,
+    out: &'a Path,
+    signals: &'a Signals,
 }
 
 /// `--trace` keeps every job of replication 0 of each strategy in memory until the end.
@@ -339,89 +380,121 @@ fn check_trace_size(config: &scenario::Config) -> Result<()> {
 /// Rows of `jobs.csv` beyond which `--trace` is refused (about 2 GB of memory).
 const TRACE_ROWS_MAX: f64 = 1e7;
 
-fn simulate_and_write(
-    args: &RunArgs,
-    loaded: &Loaded,
-    out: &Path,
-    command_line: Vec<String>,
-) -> Result<()> {
-    let config = &loaded.config;
+impl Run<'_> {
+    fn simulate_and_write(
+        &self,
+        scenario: serde_json::Value,
+        previous: &[String],
+        command_line: Vec<String>,
+    ) -> Result<()> {
+        let Run {
+            args,
+            loaded,
+            out,
+            signals,
+        } = *self;
+        let config = &loaded.config;
 
-    let workers = Workers::start(args.threads)?;
-    let stop = &workers.stop;
-    let units = runner::units(config).len() as u64;
-    let bar = output::progress_bar(units, &format!("simulating {}", config.name), args.quiet);
-    let started = Instant::now();
-    let result = workers
-        .pool
-        .install(|| runner::run(config, args.trace, &|| bar.inc(1), stop));
-    bar.finish_and_clear();
-    let run_output = match result {
-        Ok(run_output) => run_output,
-        Err(RunError::Cancelled) => {
+        let workers = Workers::start(args.threads, signals)?;
+        let stop = &workers.stop;
+        let units = runner::units(config).len() as u64;
+        let bar = output::progress_bar(units, &format!("simulating {}", config.name), args.quiet);
+        let started = Instant::now();
+        let result = workers
+            .pool
+            .install(|| runner::run(config, args.trace, &|| bar.inc(1), stop));
+        bar.finish_and_clear();
+        let run_output = match result {
+            Ok(run_output) => run_output,
+            Err(RunError::Cancelled) => {
+                return Err(Interrupted(format!(
+                    "stopped by {} after {:.1} s; no result was written to {}",
+                    signals.name(),
+                    started.elapsed().as_secs_f64(),
+                    out.display()
+                ))
+                .into());
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let wall_time_s = started.elapsed().as_secs_f64();
+        if signals.stopped() {
             return Err(Interrupted(format!(
-                "stopped by Ctrl-C after {:.1} s; no result was written to {}",
-                started.elapsed().as_secs_f64(),
+                "stopped by {}; no result was written to {}",
+                signals.name(),
                 out.display()
             ))
             .into());
         }
-        Err(error) => return Err(error.into()),
-    };
-    let wall_time_s = started.elapsed().as_secs_f64();
-    if stop.load(Ordering::SeqCst) {
-        return Err(Interrupted(format!(
-            "stopped by Ctrl-C; no result was written to {}",
-            out.display()
-        ))
-        .into());
-    }
 
-    let scenario =
-        serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?;
-    let info = RunInfo {
-        command_line,
-        scenario_source: args
-            .scenario
-            .as_ref()
-            .map_or("built-in hybrid-vs-cloud".into(), |p| {
-                p.display().to_string()
-            }),
-        threads: Some(workers.threads),
-        wall_time_s: Some(wall_time_s),
-        ..RunInfo::new(config, scenario, loaded.warnings.clone())
-    }
-    .with_results(&run_output);
-    let files = output::write_results(out, &run_output, &info, args.trace)?;
-    output::remove_stale(out, &files, args.no_charts)?;
-    let charts = if args.no_charts {
-        Vec::new()
-    } else {
-        // Drawn from the files just written, exactly as `fleetsim plot` would.
-        output::charts::draw_all(out).with_context(|| {
-            format!(
-                "the CSV files are written but the charts are not; try `fleetsim plot {}`",
-                out.display()
-            )
-        })?
-    };
-    if !args.quiet {
-        print!("{}", output::summary_table(config, &run_output.aggregates));
-        let names: Vec<String> = files
+        let mut warnings = loaded.warnings.clone();
+        let skip_charts = match output::charts::skipped(config.strategies.len()) {
+            Some(note) if !args.no_charts => {
+                print_warnings(std::slice::from_ref(&note));
+                warnings.push(note);
+                true
+            }
+            _ => args.no_charts,
+        };
+        let info = RunInfo {
+            command_line,
+            scenario_source: args
+                .scenario
+                .as_ref()
+                .map_or("built-in hybrid-vs-cloud".into(), |p| {
+                    p.display().to_string()
+                }),
+            threads: Some(workers.threads),
+            wall_time_s: Some(wall_time_s),
+            charts: if skip_charts {
+                Vec::new()
+            } else {
+                output::charts::file_names()
+            },
+            ..RunInfo::new(config, scenario, warnings)
+        }
+        .with_results(&run_output);
+        let files = output::write_results(out, &run_output, &info, args.trace)?;
+        let mut now: Vec<String> = files
             .iter()
             .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect();
-        let charts = match charts.len() {
-            0 => String::new(),
-            n => format!(" and {n} chart files (PNG, SVG)"),
+        now.extend(info.charts.iter().cloned());
+        output::remove_stale(out, previous, &now)?;
+        let charts = if skip_charts {
+            Vec::new()
+        } else {
+            // Drawn from the files just written, exactly as `fleetsim plot` would, on the
+            // run's threads.
+            workers
+            .pool
+            .install(|| output::charts::draw_all_until(out, stop))
+            .with_context(|| {
+                let why = signals.why();
+                format!(
+                    "{why}the CSV files and run.json are written but the charts are not; try `fleetsim plot {}`",
+                    out.display()
+                )
+            })?
         };
-        eprintln!(
-            "wrote {}{charts} to {} ({:.1} s, {} events)",
-            names.join(", "),
-            out.display(),
-            wall_time_s,
-            thousands(run_output.events as f64, 0)
-        );
+        if !args.quiet {
+            print!("{}", output::summary_table(config, &run_output.aggregates));
+            let names: Vec<String> = files
+                .iter()
+                .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            let charts = match charts.len() {
+                0 => String::new(),
+                n => format!(" and {n} chart files (PNG, SVG)"),
+            };
+            eprintln!(
+                "wrote {}{charts} to {} ({:.1} s, {} events)",
+                names.join(", "),
+                out.display(),
+                wall_time_s,
+                thousands(run_output.events as f64, 0)
+            );
+        }
+        Ok(())
     }
-    Ok(())
 }

@@ -499,7 +499,13 @@ pub struct RunInfo {
     /// Per strategy, the break-even month (YYYY-MM) of the mean cash-view curves, or null.
     pub break_even_month: Vec<Option<String>>,
     pub warnings: Vec<String>,
-    pub files: Vec<String>,
+    /// The manifest: every file the run wrote except `run.json` itself (renamed into place
+    /// last), with what lets `--resume`, `merge` and the next run check it (issue 11).
+    pub files: Vec<FileRecord>,
+    /// The chart files of the run, drawn from the files above after `run.json` is written
+    /// (empty with `--no-charts`, and in sweep points).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub charts: Vec<String>,
     /// The scenario after `--set`, with defaults filled in.
     pub scenario: serde_json::Value,
     /// Present in the folders of sweep points: which point this is. A point counts as done
@@ -532,6 +538,7 @@ impl RunInfo {
             break_even_month: Vec::new(),
             warnings,
             files: Vec::new(),
+            charts: Vec::new(),
             scenario,
             sweep_point: None,
         }
@@ -545,6 +552,19 @@ impl RunInfo {
             ..self
         }
     }
+}
+
+/// One file of a run's manifest (`run.json`'s `files`): written by fleetsim, complete when its
+/// size and hash match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    /// File name, in the run's folder.
+    pub name: String,
+    /// Rows below the header (CSV); 0 for other files.
+    pub rows: u64,
+    pub bytes: u64,
+    /// FNV-1a (64 bits, hex) of the file's bytes.
+    pub fnv1a: String,
 }
 
 /// One point of a sweep: the values of the varied parameters.

@@ -218,3 +218,138 @@ fn run_draws_charts_unless_told_not_to() {
     fs::remove_dir_all(&dir).unwrap();
     fs::remove_dir_all(&bare).unwrap();
 }
+
+/// Pixels of `rgb` in the rows from `top` down (the plots, below the heading and legend).
+fn pixels_below(pixels: &[u8], top: usize, rgb: [u8; 3]) -> usize {
+    pixels
+        .chunks_exact(3)
+        .skip(top * 1600)
+        .filter(|p| *p == rgb)
+        .count()
+}
+
+/// A one-month horizon once drew no line and no band in cumulative_cost.png (a line of one
+/// point), and pool_utilization said "over 1 months" (issue 11, item 9f).
+#[test]
+fn issue_11_a_one_month_horizon_draws_readable_charts() {
+    let dir = temp_dir("one-month");
+    let out = fleetsim(&[
+        "run",
+        &format!("{FIXTURE}/scenario.toml"),
+        "--set",
+        "horizon_months=1",
+        "--out",
+        dir.to_str().unwrap(),
+        "--force",
+        "--quiet",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_, _, pixels) = decode_png(&dir.join("cumulative_cost.png"));
+    for idx in 0..STRATEGIES.len() {
+        let color = strategy_color(idx);
+        let drawn = pixels_below(&pixels, 260, [color.0, color.1, color.2]);
+        assert!(
+            drawn > 200,
+            "strategy {idx}: {drawn} pixels of its colour in the plots"
+        );
+    }
+    let svg = fs::read_to_string(dir.join("cumulative_cost.svg")).unwrap();
+    assert!(
+        svg.contains("Dot: mean over"),
+        "the subtitle says what is drawn"
+    );
+    let svg = fs::read_to_string(dir.join("pool_utilization.svg")).unwrap();
+    assert!(svg.contains("over 1 month."), "{:?}", svg_texts(&svg));
+    let svg = fs::read_to_string(dir.join("cost_distribution.svg")).unwrap();
+    assert!(
+        svg.contains("Total cost over 1 month across"),
+        "{:?}",
+        svg_texts(&svg)
+    );
+}
+
+/// Chart drawing grew faster than linearly with the strategies (4,000 took a minute, 10,000
+/// never finished): above 50 strategies no chart is drawn, and run says why on stderr and in
+/// run.json; plot refuses with the same reason (issue 11, item 9g).
+#[test]
+fn issue_11_too_many_strategies_for_a_chart_are_skipped_with_a_note() {
+    let dir = temp_dir("many-strategies");
+    let mut text = fs::read_to_string("tests/data/small.toml").unwrap();
+    for k in 0..50 {
+        text.push_str(&format!(
+            "\n[[strategy]]\nname = \"s{k}\"\npools = [\"spot\"]\n"
+        ));
+    }
+    let scenario = dir.join("many.toml");
+    fs::write(&scenario, text).unwrap();
+    let out = dir.join("out");
+    let output = fleetsim(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--replications",
+        "1",
+        "--quiet",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let note = "no chart is drawn: 52 strategies are more than the 50 a chart shows legibly";
+    assert!(stderr.contains(&format!("warning: {note}")), "{stderr}");
+    let run_json = fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(run_json.contains(note), "{run_json}");
+    assert!(!run_json.contains("\"charts\""), "{run_json}");
+    assert!(!out.join("cumulative_cost.png").exists());
+    let output = fleetsim(&["plot", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(note), "{stderr}");
+}
+
+/// The charts are drawn in parallel (issue 11, item j): on one thread or several, the same
+/// bytes.
+#[test]
+fn issue_11_charts_drawn_in_parallel_are_the_bytes_of_a_sequential_drawing() {
+    let draw = |threads: usize, name: &str| {
+        let dir = copied_results(name, &[]);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let files = pool
+            .install(|| fleetsim::output::charts::draw_all(&dir))
+            .unwrap();
+        assert_eq!(files.len(), 14);
+        files
+            .iter()
+            .map(|f| (f.file_name().unwrap().to_owned(), fs::read(f).unwrap()))
+            .collect::<Vec<_>>()
+    };
+    assert!(draw(1, "sequential-charts") == draw(3, "parallel-charts"));
+}
+
+/// Drawing stops once asked (a signal sets the flag; issue 11, item 7): no chart file is
+/// written and no `.partial` stays.
+#[test]
+fn issue_11_chart_drawing_stops_when_asked() {
+    let dir = copied_results("stopped-charts", &[]);
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    let error = fleetsim::output::charts::draw_all_until(&dir, &stop).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .ends_with("stopped while drawing the charts; no chart file was written"),
+        "{error}"
+    );
+    let written: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !INPUT_FILES.contains(&name.as_str()))
+        .collect();
+    assert!(written.is_empty(), "{written:?}");
+}

@@ -47,11 +47,11 @@ const BAD_FILES: &[Bad] = &[
     ),
     bad(
         "wrong_type_string",
-        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 4294967295, got the string \"two\"",
+        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 1000000, got the string \"two\"",
     ),
     bad(
         "wrong_type_float_count",
-        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 4294967295, got the number `2.5`",
+        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 1000000, got the number `2.5`",
     ),
     bad(
         "wrong_type_bool",
@@ -59,7 +59,7 @@ const BAD_FILES: &[Bad] = &[
     ),
     bad(
         "negative_node_count",
-        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 4294967295, got the whole number `-2`",
+        "line 20, column 9: `pool.dgx.nodes` must be a whole number from 0 to 1000000, got the whole number `-2`",
     ),
     bad(
         "duplicate_key",
@@ -209,6 +209,11 @@ const BAD_FILES: &[Bad] = &[
         "malformed_date",
         "line 3: `start` must be a date \"YYYY-MM-DD\", got \"2027-13-01\"",
     ),
+    // Issue 11: once a panic (exit 101) in the calendar, even in `validate`.
+    bad(
+        "start_out_of_range",
+        "line 3: `start` must be a date from 1970-01-01 to 2200-12-31, got \"9999-12-01\"",
+    ),
     bad(
         "date_in_another_format",
         "line 3: `start` must be a date \"YYYY-MM-DD\", got \"01/01/2027\"",
@@ -272,7 +277,28 @@ const BAD_FILES: &[Bad] = &[
     ),
     bad(
         "name_with_dot",
-        "line 16: `pool[0].name` `dgx.h100` must not contain `.`, `=` or `,`",
+        "line 16: `pool[0].name` `dgx.h100` must not contain `.` (`.`, `=` and `,` separate --set paths and values)",
+    ),
+    // Issue 11: names that would escape the output folder or reach the terminal raw.
+    bad(
+        "name_outside_folder",
+        "line 2: `name` `/tmp/x` must not contain `/` (a name must not lead to another folder); names may have letters, digits",
+    ),
+    bad(
+        "name_with_control",
+        "line 16: `pool[0].name` `dgx\\u{1b}[31m\\nred` must not contain control characters",
+    ),
+    bad(
+        "name_too_long",
+        "`strategy[0].name` `very-long-strategy-name-very-long-strategy-name-very-long-strate…` is 96 characters long: at most 64 are accepted",
+    ),
+    bad(
+        "team_with_slash",
+        "line 13: `workload.train.team` `ml/vision` must not contain `/`",
+    ),
+    bad(
+        "seed_too_large",
+        "line 6, column 8: `seed` must be a whole number from 0 to 18446744073709551615 (above 9223372036854775807, in quotes: seed = \"18446744073709551615\"), got the whole number `9223372036854775808`",
     ),
     // Runs that could not end, refused up front.
     bad(
@@ -307,6 +333,10 @@ const BAD_FILES: &[Bad] = &[
     bad(
         "trace_zero_gpus",
         "tests/data/traces/bad/zero_gpus.csv: line 3, column 3 (`gpus`): is 0: every job of a trace needs at least 1 GPU",
+    ),
+    bad(
+        "trace_team_with_escape",
+        "tests/data/traces/bad/team_with_escape.csv: line 3: the job's team `nlp\\u{1b}[2J` must not contain control characters",
     ),
     bad(
         "trace_binary",
@@ -423,7 +453,7 @@ const BAD_FLAGS: &[BadFlags] = &[
             "pool.dgx.nodes=three",
         ],
         1,
-        "--set pool.dgx.nodes=three: must be a whole number from 0 to 4294967295, got the string \"three\"",
+        "--set pool.dgx.nodes=three: must be a whole number from 0 to 1000000, got the string \"three\"",
     ),
     flags(
         &[
@@ -435,7 +465,7 @@ const BAD_FLAGS: &[BadFlags] = &[
             "pool.dgx.nodes=-1",
         ],
         1,
-        "--set pool.dgx.nodes=-1: must be a whole number from 0 to 4294967295, got the whole number `-1`",
+        "--set pool.dgx.nodes=-1: must be a whole number from 0 to 1000000, got the whole number `-1`",
     ),
     flags(
         &["validate", "{small}", "--set", "horizon_months=0"],
@@ -511,7 +541,43 @@ const BAD_FLAGS: &[BadFlags] = &[
     flags(
         &["run", "{small}", "--out", "{out}", "--seed", "-5"],
         2,
-        "invalid value '-5' for '--seed <N>': out of range: expected a whole number from 0 to 9223372036854775807",
+        "invalid value '-5' for '--seed <N>': out of range: expected a whole number from 0 to 18446744073709551615",
+    ),
+    // Issue 11: seeds are u64 in every command; --set takes one line.
+    flags(
+        &[
+            "sweep",
+            "{small}",
+            "--out",
+            "{out}",
+            "--vary",
+            "pool.dgx.nodes=1,2",
+            "--seed",
+            "18446744073709551616",
+        ],
+        2,
+        "invalid value '18446744073709551616' for '--seed <N>': out of range: expected a whole number from 0 to 18446744073709551615",
+    ),
+    flags(
+        &["validate", "{small}", "--set", "horizon_months=2\nseed=5"],
+        2,
+        "`horizon_months=2\\nseed=5` holds a line break or another control character ('\\n'); give one PATH=VALUE per --set, on one line",
+    ),
+    flags(
+        &["validate", "{small}", "--set", "horizon_months=-1"],
+        1,
+        "--set horizon_months=-1: must be a whole number from 1 to 1200, got the whole number `-1`",
+    ),
+    flags(
+        &["validate", "{small}", "--set", "horizon_months=1.5"],
+        1,
+        "--set horizon_months=1.5: must be a whole number from 1 to 1200, got the number `1.5`",
+    ),
+    // Issue 11: a scenario is read once, and at most 16 MiB of it.
+    flags(
+        &["validate", "/dev/zero"],
+        1,
+        "error: /dev/zero: is larger than 16 MiB, the most a scenario file may be",
     ),
     flags(
         &["run", "{small}", "--out", "{out}", "--frobnicate"],
@@ -1070,4 +1136,504 @@ fn ctrl_c_stops_cleanly_and_writes_nothing() {
         "{message}"
     );
     assert!(!out.exists(), "an interrupted run left {}", out.display());
+}
+
+// ---- issue 11: hostile input ------------------------------------------------------------------
+
+/// A non-UTF-8 argument (a path, a scenario, `--out`) once panicked in `std::env::args()`:
+/// paths are taken as they are, and the message shows them lossily.
+#[cfg(unix)]
+#[test]
+fn issue_11_non_utf8_arguments_do_not_panic() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = temp_dir("non-utf8");
+    let odd = dir.join(OsStr::from_bytes(b"o_\xff"));
+    let run = |args: &[&OsStr]| {
+        Command::new(env!("CARGO_BIN_EXE_fleetsim"))
+            .args(args)
+            .output()
+            .expect("fleetsim runs")
+    };
+    let output = run(&[OsStr::new("plot"), odd.as_os_str()]);
+    assert_refused(&output, 1, "o_\u{fffd}: no such folder", "plot o_\\xff");
+    let output = run(&[OsStr::new("validate"), odd.as_os_str()]);
+    assert_refused(
+        &output,
+        1,
+        "o_\u{fffd}: cannot read scenario file",
+        "validate",
+    );
+    // As --out: accepted as a path, the run writes there.
+    let output = run(&[
+        OsStr::new("run"),
+        OsStr::new(SMALL),
+        OsStr::new("--out"),
+        odd.as_os_str(),
+        OsStr::new("--replications"),
+        OsStr::new("1"),
+        OsStr::new("--no-charts"),
+        OsStr::new("--quiet"),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(odd.join("run.json").is_file());
+}
+
+/// A fifo (or `<(...)`) can be read once: `validate` reads its scenario once, [sweep] table
+/// included, instead of printing "valid" and then hanging or failing on a second read.
+#[cfg(unix)]
+#[test]
+fn issue_11_a_scenario_from_a_fifo_or_process_substitution_is_read_once() {
+    let dir = temp_dir("fifo");
+    let fifo = dir.join("scenario.toml");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let text = std::fs::read("tests/data/tiny-sweep.toml").unwrap();
+            std::fs::write(fifo, text).unwrap();
+        })
+    };
+    let output = fleetsim(&["validate", &fifo.to_string_lossy()]);
+    writer.join().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains(": valid: "), "{stdout}");
+    assert!(stdout.contains("[sweep]: 9 points"), "{stdout}");
+    // Process substitution, through bash.
+    let output = Command::new("bash")
+        .args([
+            "-c",
+            &format!(
+                "{} validate <(cat tests/data/tiny-sweep.toml)",
+                env!("CARGO_BIN_EXE_fleetsim")
+            ),
+        ])
+        .output()
+        .expect("bash runs");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("[sweep]: 9 points"));
+}
+
+/// Seeds are u64 in the command line, the file (above i64::MAX as a string, as TOML needs),
+/// `--vary` and run.json, and `validate` and `run` agree on every one.
+#[test]
+fn issue_11_seeds_are_u64_everywhere() {
+    let dir = temp_dir("seeds");
+    let max = u64::MAX.to_string();
+    let out = dir.join("cli");
+    let output = fleetsim(&[
+        "run",
+        SMALL,
+        "--seed",
+        &max,
+        "--out",
+        &out.to_string_lossy(),
+        "--replications",
+        "1",
+        "--no-charts",
+        "--quiet",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let run_json = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(
+        run_json.contains(&format!("\"seed\": {max},")),
+        "{run_json}"
+    );
+    // In the file, as a string: the same for validate and run, with or without --set.
+    let file = dir.join("big-seed.toml");
+    let text = std::fs::read_to_string(SMALL)
+        .unwrap()
+        .replace("seed = 1", "seed = \"9223372036854775808\"");
+    std::fs::write(&file, text).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    for args in [
+        vec!["validate", &file],
+        vec!["validate", &file, "--set", "replications=1"],
+    ] {
+        let output = fleetsim(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    let out = dir.join("file");
+    let output = fleetsim(&[
+        "run",
+        &file,
+        "--out",
+        &out.to_string_lossy(),
+        "--replications",
+        "1",
+        "--no-charts",
+        "--quiet",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // Swept, and given to a sweep: the big values go through.
+    let out = dir.join("sweep");
+    let output = fleetsim(&[
+        "sweep",
+        SMALL,
+        "--vary",
+        "seed=1,9223372036854775808",
+        "--replications",
+        "1",
+        "--out",
+        &out.to_string_lossy(),
+        "--no-charts",
+        "--quiet",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let sweep_csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
+    assert!(
+        sweep_csv.contains("\n1,9223372036854775808,"),
+        "{sweep_csv}"
+    );
+    let out = dir.join("sweep-seed");
+    let output = fleetsim(&[
+        "sweep",
+        SMALL,
+        "--vary",
+        "pool.dgx.nodes=1",
+        "--seed",
+        &max,
+        "--replications",
+        "1",
+        "--out",
+        &out.to_string_lossy(),
+        "--no-charts",
+        "--quiet",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+/// Two commands into one folder at once mixed their files: the second refuses at once,
+/// naming the folder and the process that holds it (item 4 of issue 11).
+#[cfg(unix)]
+#[test]
+fn issue_11_a_folder_being_written_is_refused_to_a_second_command() {
+    let dir = temp_dir("locked");
+    let out = dir.join("out");
+    let out_text = out.to_string_lossy().into_owned();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fleetsim"))
+        .args([
+            "run",
+            "--out",
+            &out_text,
+            "--replications",
+            "100000",
+            "--threads",
+            "1",
+            "--quiet",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("fleetsim starts");
+    let started = Instant::now();
+    while !out.join(".fleetsim.lock").exists() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = child.id().to_string();
+    let second = fleetsim(&["run", SMALL, "--out", &out_text, "--quiet"]);
+    let sweep = fleetsim(&[
+        "sweep",
+        SMALL,
+        "--vary",
+        "pool.dgx.nodes=1",
+        "--out",
+        &out_text,
+        "--quiet",
+    ]);
+    let merge = fleetsim(&["merge", &dir.to_string_lossy(), "--out", &out_text]);
+    let _ = Command::new("kill").args(["-INT", &pid]).status();
+    let first = child.wait().expect("fleetsim ends");
+    assert_eq!(first.code(), Some(130));
+    for (what, output) in [("run", second), ("sweep", sweep), ("merge", merge)] {
+        assert_refused(
+            &output,
+            1,
+            &format!("error: {out_text}: another fleetsim is writing to this folder (pid {pid}: "),
+            what,
+        );
+        assert!(
+            stderr(&output).contains("wait for it to end, or choose another folder with --out"),
+            "{what}: {}",
+            stderr(&output)
+        );
+    }
+    assert!(
+        !out.exists(),
+        "the interrupted run removed the folder it created"
+    );
+}
+
+/// Same name, another scenario (a file, or `--set` values): refused without --force, so
+/// parallel `run --set` jobs of one scenario cannot overwrite each other (item 5).
+#[test]
+fn issue_11_a_folder_of_the_same_name_but_another_scenario_is_kept_unless_forced() {
+    let dir = temp_dir("same-name");
+    let out = dir.join("out");
+    let out_text = out.to_string_lossy().into_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["run", "--out", &out_text, "--quiet", "--no-charts"];
+        all.extend_from_slice(args);
+        fleetsim(&all)
+    };
+    let first = run(&[SMALL]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let before = std::fs::read(out.join("summary.csv")).unwrap();
+    let other = dir.join("other.toml");
+    let text = std::fs::read_to_string(SMALL)
+        .unwrap()
+        .replace("nodes = 2", "nodes = 3");
+    std::fs::write(&other, text).unwrap();
+    let refused = run(&[&other.to_string_lossy()]);
+    assert_refused(
+        &refused,
+        1,
+        &format!(
+            "error: {out_text}: holds results of scenario `bad` with other settings (`pool.dgx.nodes` differs); choose another folder with --out, or pass --force to replace them"
+        ),
+        "another file of the same name",
+    );
+    let refused = run(&[SMALL, "--set", "pool.dgx.nodes=3", "--replications", "3"]);
+    assert_refused(
+        &refused,
+        1,
+        "with other settings (`pool.dgx.nodes`, `replications` differ)",
+        "--set",
+    );
+    assert_eq!(std::fs::read(out.join("summary.csv")).unwrap(), before);
+    let again = run(&[SMALL]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    let forced = run(&[&other.to_string_lossy(), "--force"]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+}
+
+/// A run removes the files of the previous run it does not write again, and only those the
+/// previous run's manifest lists: a user's `jobs.csv` stays (item 6).
+#[test]
+fn issue_11_a_run_removes_only_files_the_previous_run_wrote() {
+    let dir = temp_dir("stale");
+    let out = dir.join("out");
+    let out_text = out.to_string_lossy().into_owned();
+    let run = |args: &[&str]| {
+        let mut all = vec!["run", SMALL, "--out", &out_text, "--quiet"];
+        all.extend_from_slice(args);
+        let output = fleetsim(&all);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    };
+    run(&["--no-charts"]);
+    std::fs::write(out.join("jobs.csv"), "mine").unwrap();
+    std::fs::write(out.join("cumulative_cost.png"), "mine too").unwrap();
+    run(&["--no-charts"]);
+    assert_eq!(
+        std::fs::read_to_string(out.join("jobs.csv")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("cumulative_cost.png")).unwrap(),
+        "mine too"
+    );
+    // fleetsim's own jobs.csv and charts go when a later run does not write them.
+    run(&["--trace"]);
+    let run_json = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(run_json.contains("\"name\": \"jobs.csv\""), "{run_json}");
+    assert!(run_json.contains("\"fnv1a\": "), "{run_json}");
+    assert!(out.join("pool_gpus.svg").is_file());
+    run(&["--no-charts"]);
+    assert!(!out.join("jobs.csv").exists());
+    assert!(!out.join("pool_gpus.svg").exists());
+}
+
+/// Starts fleetsim with `args`, waits until `ready` holds (or 20 s), sends `signal` and returns
+/// the output and how long fleetsim took to stop.
+#[cfg(unix)]
+fn signalled(args: &[&str], ready: impl Fn() -> bool, signal: &str) -> (Output, Duration) {
+    let child = Command::new(env!("CARGO_BIN_EXE_fleetsim"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("fleetsim starts");
+    let started = Instant::now();
+    while !ready() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sent = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let signalled = Instant::now();
+    let output = child.wait_with_output().expect("fleetsim ends");
+    (output, signalled.elapsed())
+}
+
+/// Every file under `dir` whose name ends with `.partial`.
+fn partials(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                found.extend(partials(&path));
+            } else if path.to_string_lossy().ends_with(".partial") {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// SIGINT, SIGTERM and SIGHUP stop every stage within about a second, with 128 + the signal
+/// (130, 143, 129), no `.partial` left and no folder the command created (item 7 of issue 11;
+/// SIGTERM and SIGHUP once left an empty folder, Ctrl-C during charts was ignored, and a sweep
+/// stopped by Ctrl-C exited 1).
+#[cfg(unix)]
+#[test]
+fn issue_11_signals_stop_every_stage_with_their_exit_code() {
+    let dir = temp_dir("signals");
+    let long_run = |out: &Path| -> Vec<String> {
+        [
+            "run",
+            "--out",
+            &out.to_string_lossy(),
+            "--replications",
+            "100000",
+            "--threads",
+            "2",
+            "--quiet",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    // While simulating: TERM and HUP as INT (tested above).
+    for (signal, code, name) in [("TERM", 143, "SIGTERM"), ("HUP", 129, "SIGHUP")] {
+        let out = dir.join(format!("run-{signal}"));
+        let args = long_run(&out);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let lock = out.join(".fleetsim.lock");
+        let (output, took) = signalled(&args, || lock.exists(), signal);
+        assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
+        assert!(took < Duration::from_secs(3), "{signal}: {took:?}");
+        assert!(
+            stderr(&output).contains(&format!("interrupted: stopped by {name} after")),
+            "{}",
+            stderr(&output)
+        );
+        assert!(!out.exists(), "{signal} left {}", out.display());
+    }
+    // While drawing charts (which take a fraction of a second now, so the signal may come
+    // after the last: both ends are whole): a stop writes no chart and keeps the CSV files.
+    // `charts::issue_11_chart_drawing_stops_when_asked` stops it for certain.
+    let out = dir.join("charts");
+    let done = fleetsim(&[
+        "run",
+        "--out",
+        &out.to_string_lossy(),
+        "--no-charts",
+        "--quiet",
+    ]);
+    assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    let (output, took) = signalled(
+        &["plot", &out.to_string_lossy()],
+        || {
+            std::thread::sleep(Duration::from_millis(30));
+            true
+        },
+        "INT",
+    );
+    assert!(took < Duration::from_secs(2), "charts: {took:?}");
+    let charts = std::fs::read_dir(&out)
+        .unwrap()
+        .filter(|e| {
+            let name = e
+                .as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .into_owned();
+            name.ends_with(".png") || name.ends_with(".svg")
+        })
+        .count();
+    match output.status.code() {
+        Some(130) => {
+            assert!(
+                stderr(&output)
+                    .contains("stopped while drawing the charts; no chart file was written"),
+                "{}",
+                stderr(&output)
+            );
+            assert_eq!(charts, 0);
+        }
+        Some(0) => assert_eq!(charts, 14),
+        other => panic!(
+            "plot stopped by SIGINT exited {other:?}: {}",
+            stderr(&output)
+        ),
+    }
+    assert!(partials(&out).is_empty(), "{:?}", partials(&out));
+    assert!(out.join("summary.csv").exists());
+    // A sweep: 130, and the points written stay for --resume.
+    let out = dir.join("sweep");
+    let lock = out.join(".fleetsim.lock");
+    let (output, took) = signalled(
+        &[
+            "sweep",
+            "scenarios/hybrid-vs-cloud.toml",
+            "--vary",
+            "pool.dgx.nodes=0..16:2",
+            "--out",
+            &out.to_string_lossy(),
+            "--quiet",
+        ],
+        || lock.exists(),
+        "INT",
+    );
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(took < Duration::from_secs(3), "sweep: {took:?}");
+    assert!(
+        stderr(&output).contains("--resume to finish"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(partials(&out).is_empty(), "{:?}", partials(&out));
+    assert!(!lock.exists(), "the lock file is removed");
+    // Reading (a fifo nobody writes: it blocks): nothing to clean up, so it ends at once.
+    let fifo = dir.join("never.csv");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for args in [
+        vec!["fit", fifo.to_str().unwrap(), "--format", "csv"],
+        vec!["validate", fifo.to_str().unwrap()],
+    ] {
+        let (output, took) = signalled(
+            &args,
+            || {
+                std::thread::sleep(Duration::from_millis(500));
+                true
+            },
+            "TERM",
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(143),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(took < Duration::from_secs(2), "{args:?}: {took:?}");
+    }
 }

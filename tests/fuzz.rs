@@ -767,6 +767,24 @@ proptest! {
         exercise(&text, &[])?;
     }
 
+    /// Issue 11: any start year (the calendar once panicked past year 9998), any name (control
+    /// characters, slashes, thousands of characters) and any seed text.
+    #[test]
+    fn hostile_starts_names_and_seeds_never_panic(
+        year in 0u32..=10_000,
+        month in 0u32..=13,
+        name in proptest::collection::vec(any::<char>(), 0..200),
+        seed in prop_oneof![any::<u64>().prop_map(|s| format!("\"{s}\"")), any::<i128>().prop_map(|s| s.to_string())],
+    ) {
+        let name: String = name.into_iter().collect();
+        let text = include_str!("data/small.toml")
+            .replace("start = \"2027-01-01\"", &format!("start = \"{year:04}-{month:02}-01\""))
+            .replace("name = \"bad\"", &format!("name = {}", Value::String(name.clone())))
+            .replace("name = \"train\"", &format!("name = {}", Value::String(name)))
+            .replace("seed = 1", &format!("seed = {seed}"));
+        exercise(&text, &[])?;
+    }
+
     #[test]
     fn arbitrary_overrides_never_panic((base, sets) in overrides()) {
         let overrides: Vec<Override> = sets.iter().filter_map(|s| Override::parse(s).ok()).collect();

@@ -555,3 +555,181 @@ fn a_warning_shared_by_several_points_is_said_once() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+// ---- issue 11: no silent loss, no foreign files touched --------------------------------------
+
+/// Keeps the first `lines` lines of a file (a cut at a line boundary, which CSV readers accept).
+fn cut(path: &Path, lines: usize) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let kept: String = text.split_inclusive('\n').take(lines).collect();
+    std::fs::write(path, kept).unwrap();
+}
+
+#[test]
+fn issue_11_resume_simulates_a_damaged_point_again() {
+    let dir = temp_dir("sweep-damaged");
+    let whole = dir.join("whole");
+    ok(&["sweep", TINY, "--out", s(&whole), "-q", "--no-charts"]);
+    let resumed = dir.join("resumed");
+    ok(&["sweep", TINY, "--out", s(&resumed), "-q", "--no-charts"]);
+    cut(&resumed.join("points/001/summary.csv"), 3);
+    std::fs::write(resumed.join("points/004/pools.csv"), "").unwrap();
+    let (_, stderr) = ok(&[
+        "sweep",
+        TINY,
+        "--out",
+        s(&resumed),
+        "--resume",
+        "--no-charts",
+    ]);
+    let file = resumed.join("points/001/summary.csv");
+    assert!(
+        stderr.contains(&format!("warning: {}: has ", file.display()))
+            && stderr.contains("bytes, but run.json recorded 68 rows in"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("simulating point 001 ("), "{stderr}");
+    assert!(
+        stderr.contains("points/004/pools.csv: has 0 bytes"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("simulated 2 points, 7 done before"),
+        "{stderr}"
+    );
+    assert_same_tree(&whole, &resumed);
+}
+
+#[test]
+fn issue_11_merge_refuses_a_damaged_shard_and_names_the_remedy() {
+    let dir = temp_dir("sweep-damaged-shard");
+    let whole = dir.join("whole");
+    ok(&["sweep", TINY, "--out", s(&whole), "-q"]);
+    let one = dir.join("one");
+    let two = dir.join("two");
+    ok(&["sweep", TINY, "--shard", "1/2", "--out", s(&one), "-q"]);
+    ok(&["sweep", TINY, "--shard", "2/2", "--out", s(&two), "-q"]);
+    let point = |shard: &Path, name: &str| {
+        let marker = json(&shard.join(name));
+        shard
+            .join("points")
+            .join(marker["points"][0].as_str().unwrap())
+    };
+    let monthly = point(&one, "shard-1-of-2.json").join("monthly.csv");
+    cut(&monthly, 2);
+    let out = dir.join("merged");
+    let stderr = fails(&["merge", s(&one), s(&two), "--out", s(&out)], 1);
+    assert!(
+        stderr.contains(&format!("error: {}: has ", monthly.display())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "of shard 1/2 is damaged: rerun that shard into {} with --resume",
+            one.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!out.join("sweep.json").exists(), "nothing is merged");
+    // A 0-byte file is found the same way.
+    let pools = point(&two, "shard-2-of-2.json").join("pools.csv");
+    std::fs::write(&pools, "").unwrap();
+    ok(&[
+        "sweep",
+        TINY,
+        "--shard",
+        "1/2",
+        "--out",
+        s(&one),
+        "--resume",
+        "-q",
+    ]);
+    let stderr = fails(&["merge", s(&one), s(&two), "--out", s(&out)], 1);
+    assert!(
+        stderr.contains(&format!("error: {}: has 0 bytes", pools.display())),
+        "{stderr}"
+    );
+    // The remedy works: the merge is then the unsharded sweep, byte for byte.
+    ok(&[
+        "sweep",
+        TINY,
+        "--shard",
+        "2/2",
+        "--out",
+        s(&two),
+        "--resume",
+        "-q",
+    ]);
+    ok(&["merge", s(&one), s(&two), "--out", s(&out), "-q"]);
+    assert_same_tree(&whole, &out);
+}
+
+#[test]
+fn issue_11_sweep_force_removes_only_what_fleetsim_wrote() {
+    let dir = temp_dir("sweep-force-foreign");
+    let out = dir.join("out");
+    let vary = |values: &str| format!("pool.dgx.nodes={values}");
+    ok(&[
+        "sweep",
+        TINY,
+        "--vary",
+        &vary("1,2,3"),
+        "--out",
+        s(&out),
+        "-q",
+        "--no-charts",
+    ]);
+    std::fs::create_dir_all(out.join("points/mine")).unwrap();
+    std::fs::write(out.join("points/mine/data.txt"), "mine").unwrap();
+    std::fs::write(out.join("points/002/notes.txt"), "mine too").unwrap();
+    ok(&[
+        "sweep",
+        TINY,
+        "--vary",
+        &vary("4"),
+        "--out",
+        s(&out),
+        "--force",
+        "-q",
+        "--no-charts",
+    ]);
+    assert_eq!(
+        std::fs::read_to_string(out.join("points/mine/data.txt")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("points/002/notes.txt")).unwrap(),
+        "mine too"
+    );
+    assert!(
+        !out.join("points/002/summary.csv").exists(),
+        "fleetsim's files went"
+    );
+    assert!(!out.join("points/001").exists());
+    assert!(out.join("points/000/run.json").exists());
+}
+
+#[test]
+fn issue_11_out_naming_a_file_is_called_a_file() {
+    let dir = temp_dir("sweep-out-file");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    for force in [&[][..], &["--force"][..]] {
+        let mut args = vec!["sweep", TINY, "--out", s(&file), "-q"];
+        args.extend_from_slice(force);
+        let stderr = fails(&args, 1);
+        assert!(
+            stderr.contains(&format!(
+                "{}: is a file, not a folder; choose another folder with --out",
+                file.display()
+            )),
+            "{stderr}"
+        );
+        let mut args = vec!["merge", s(&dir), "--out", s(&file)];
+        args.extend_from_slice(force);
+        let stderr = fails(&args, 1);
+        assert!(stderr.contains("is a file, not a folder"), "{stderr}");
+    }
+    let stderr = fails(&["run", TINY, "--out", s(&file), "-q"], 1);
+    assert!(stderr.contains("is a file, not a folder"), "{stderr}");
+}

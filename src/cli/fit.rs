@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
+use super::Signals;
 use crate::output;
+use crate::scenario::names;
 use crate::scenario::trace::fit::{FitOptions, SplitBy, fit};
 use crate::scenario::trace::{self, ReadOptions, TimeZoneSpec, TraceFormat};
 
@@ -64,7 +66,9 @@ fn parse_timezone(text: &str) -> Result<TimeZoneSpec, String> {
     TimeZoneSpec::parse(text)
 }
 
-pub fn fit_command(args: FitArgs) -> Result<()> {
+/// Reading and fitting write nothing, so a signal ends them at once (see `signals`); only the
+/// write of `--out` is guarded.
+pub fn fit_command(args: FitArgs, signals: &Signals) -> Result<()> {
     if let Some(out) = &args.out
         && out.exists()
         && !args.force
@@ -94,8 +98,8 @@ pub fn fit_command(args: FitArgs) -> Result<()> {
             })
             .collect()
     });
-    if name.is_empty() || name.contains(['.', '=', ',']) {
-        bail!("--name `{name}` must not be empty or contain `.`, `=` or `,`");
+    if let Some(problem) = names::problem(&name, names::NameKind::Path) {
+        bail!("--name {problem}");
     }
     let dropped = trace.dropped.describe();
     if !dropped.is_empty() {
@@ -132,7 +136,17 @@ pub fn fit_command(args: FitArgs) -> Result<()> {
                 .context("--out must name a file")?
                 .to_string_lossy()
                 .into_owned();
-            output::write_bytes(&dir, &file_name, text.as_bytes())?.commit()?;
+            signals.begin_work();
+            let pending = output::write_bytes(&dir, &file_name, text.as_bytes())?;
+            if signals.stopped() {
+                pending.discard();
+                bail!(
+                    "interrupted: stopped by {}; {} was not written",
+                    signals.name(),
+                    path.display()
+                );
+            }
+            pending.commit()?;
             eprintln!(
                 "wrote {} workload(s) to {}",
                 fitted.workloads.len(),

@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::{ScenarioArgs, Workers, overrides};
+use super::{ScenarioArgs, Signals, Workers, overrides};
 use crate::format::thousands;
-use crate::output;
+use crate::output::{self, LockMode};
 use crate::records::SweepInfo;
-use crate::scenario::Override;
+use crate::scenario::{Loaded, Override, Source};
 use crate::sweep::{self, Outcome, Sampling, Shard, Vary};
 
 /// Warnings shown before a sweep runs; the rest are counted.
@@ -37,8 +37,9 @@ pub(super) struct SweepArgs {
     /// Replications per strategy at every point (overrides the scenario's `replications`)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     replications: Option<u32>,
-    /// Seed of all random streams (overrides the scenario's `seed`); every point uses it
-    #[arg(long, value_name = "N")]
+    /// Seed of all random streams, 0 to 18446744073709551615 (overrides the scenario's
+    /// `seed`); every point uses it
+    #[arg(long, value_name = "N", value_parser = super::parse_seed, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Run only shard K of N, K counting from 1 (1/4 ... 4/4): a share of the points balanced
     /// by estimated cost. Combine the shards' folders with `fleetsim merge`
@@ -87,7 +88,7 @@ pub(super) struct MergeArgs {
     quiet: bool,
 }
 
-pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
+pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
     let request = sweep::Request {
         scenario: args.scenario.clone(),
         vary: args.vary.clone(),
@@ -96,7 +97,7 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
     };
     let plan = sweep::plan(&request)?;
     for warning in plan.warnings.iter().take(WARNINGS_SHOWN) {
-        eprintln!("warning: {warning}");
+        super::print_warnings(std::slice::from_ref(warning));
     }
     if plan.warnings.len() > WARNINGS_SHOWN {
         eprintln!(
@@ -108,7 +109,15 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("output").join(format!("{}-sweep", plan.info.scenario_name)));
-    let workers = Workers::start(args.threads)?;
+    let workers = Workers::start(args.threads, signals)?;
+    // Held to the last chart; shards of one sweep may share the folder.
+    let mode = match args.shard.filter(|s| s.count > 1) {
+        Some(shard) => LockMode::Shard(shard.index, shard.count),
+        None => LockMode::Exclusive,
+    };
+    // From here a signal stops the work instead of ending the process.
+    signals.begin_work();
+    let lock = output::lock_dir(&out, mode, &command_line.join(" "))?;
     let options = sweep::RunOptions {
         out: out.clone(),
         shard: args.shard,
@@ -117,6 +126,7 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
         quiet: args.quiet,
         threads: workers.threads,
         command_line,
+        notify: |message| eprintln!("warning: {message}"),
     };
     let outcome = workers
         .pool
@@ -125,27 +135,36 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>) -> Result<()> {
     let charts = if args.no_charts || outcome.shard.is_some() {
         Vec::new()
     } else {
-        draw_charts(&out)?
+        workers.pool.install(|| draw_charts(&out, signals))?
     };
+    lock.release();
     if !args.quiet {
         report(&plan.info, &outcome, &out, charts.len());
     }
     Ok(())
 }
 
-pub(super) fn merge(args: MergeArgs, command_line: Vec<String>) -> Result<()> {
+pub(super) fn merge(args: MergeArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
     let options = sweep::MergeOptions {
         inputs: args.dirs.clone(),
         out: args.out.clone(),
         force: args.force,
         command_line,
     };
-    let (info, outcome) = sweep::merge(&options)?;
+    // From here a signal stops the work instead of ending the process.
+    signals.begin_work();
+    let lock = output::lock_dir(
+        &args.out,
+        LockMode::Exclusive,
+        &options.command_line.join(" "),
+    )?;
+    let (info, outcome) = sweep::merge(&options, &signals.stop)?;
     let charts = if args.no_charts {
         Vec::new()
     } else {
-        draw_charts(&args.out)?
+        draw_charts(&args.out, signals)?
     };
+    lock.release();
     if !args.quiet {
         report(&info, &outcome, &args.out, charts.len());
     }
@@ -154,10 +173,11 @@ pub(super) fn merge(args: MergeArgs, command_line: Vec<String>) -> Result<()> {
 
 /// The sweep's charts, drawn from the `sweep.json` and `sweep.csv` just written, exactly as
 /// `fleetsim plot` would draw them.
-fn draw_charts(out: &Path) -> Result<Vec<PathBuf>> {
-    output::charts::sweep::draw_all(out).with_context(|| {
+fn draw_charts(out: &Path, signals: &Signals) -> Result<Vec<PathBuf>> {
+    output::charts::sweep::draw_all_until(out, &signals.stop).with_context(|| {
+        let why = signals.why();
         format!(
-            "the sweep's files are written but its charts are not; try `fleetsim plot {}`",
+            "{why}the sweep's files are written but its charts are not; try `fleetsim plot {}`",
             out.display()
         )
     })
@@ -227,15 +247,21 @@ fn report(info: &SweepInfo, outcome: &Outcome, out: &Path, charts: usize) {
     }
 }
 
-/// For `validate`: what the scenario's `[sweep]` table would run, if it has one.
-pub(super) fn describe_sweep(scenario: &Path, set: &[Override]) -> Result<Option<String>> {
+/// For `validate`: what the scenario's `[sweep]` table would run, if it has one (`source`,
+/// already read, and its base load `loaded`).
+pub(super) fn describe_sweep(
+    scenario: &Path,
+    set: &[Override],
+    source: &Source,
+    loaded: Loaded,
+) -> Result<Option<String>> {
     let request = sweep::Request {
         scenario: scenario.to_path_buf(),
         vary: Vec::new(),
         sampling: None,
         set: set.to_vec(),
     };
-    let plan = match sweep::plan(&request) {
+    let plan = match sweep::plan::plan_loaded(&request, source, loaded) {
         Ok(plan) => plan,
         Err(sweep::SweepError::NothingToVary { .. }) => return Ok(None),
         Err(error) => return Err(error.into()),

@@ -5,6 +5,8 @@
 //! into place once complete, so a crash or Ctrl-C leaves whole files or none.
 
 pub mod charts;
+pub mod lock;
+pub mod manifest;
 mod summary_table;
 mod sweep_table;
 
@@ -16,8 +18,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::records::{GroupSummaryRow, RunInfo, RunOutput, ServicePeriodRow};
+use crate::records::{FileRecord, GroupSummaryRow, RunInfo, RunOutput, ServicePeriodRow};
+use manifest::{Fnv1a, Hashing};
 
+pub use lock::{DirLock, LockMode, check_not_locked, lock_dir};
 pub use summary_table::summary_table;
 pub use sweep_table::{PointSummary, best_points, sweep_rows};
 
@@ -36,10 +40,26 @@ pub enum OutputError {
     )]
     NotOurs { dir: PathBuf, other: String },
     #[error(
+        "{}: holds results of scenario `{name}` with other settings ({differences}); choose another folder with --out, or pass --force to replace them",
+        .dir.display()
+    )]
+    OtherSettings {
+        dir: PathBuf,
+        name: String,
+        differences: String,
+    },
+    #[error(
         "{}: is not empty and holds no fleetsim results; choose another folder with --out, or pass --force",
         .dir.display()
     )]
     NotEmpty { dir: PathBuf },
+    #[error("{}: is a file, not a folder; choose another folder with --out", .dir.display())]
+    NotAFolder { dir: PathBuf },
+    #[error(
+        "{}: another fleetsim is writing to this folder ({holder}); wait for it to end, or choose another folder with --out",
+        .dir.display()
+    )]
+    Locked { dir: PathBuf, holder: String },
     #[error("{}: cannot read", .path.display())]
     Read {
         path: PathBuf,
@@ -56,44 +76,147 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
     }
 }
 
-/// Makes sure `dir` may receive the results of `scenario`: it is new, empty, or holds an
-/// earlier run of the same scenario (or `force` is set). It creates the folder and tries a
-/// write there, so a folder we cannot write to is reported now, not after the simulation.
-/// Temporary files left by an interrupted earlier write are removed.
-pub fn prepare_dir(dir: &Path, scenario: &str, force: bool) -> Result<(), OutputError> {
-    if dir.exists() && !force {
-        let mut entries = fs::read_dir(dir).map_err(io(dir))?;
-        if entries.next().is_some() {
-            let run_json = dir.join("run.json");
-            let previous = fs::read_to_string(&run_json).ok().and_then(|text| {
-                serde_json::from_str::<serde_json::Value>(&text)
-                    .ok()
-                    .and_then(|v| {
-                        v.get("scenario_name")
-                            .and_then(|n| n.as_str().map(String::from))
-                    })
-            });
-            match previous {
-                Some(name) if name == scenario => {}
-                Some(other) => {
-                    return Err(OutputError::NotOurs {
+/// Makes sure `dir` may receive the results of the scenario `name`, resolved as `scenario`
+/// (the file after `--set`, defaults filled in, as `run.json` records it): it is empty, or
+/// holds an earlier run of the same resolved scenario (or `force` is set). A different file
+/// with the same name, or the same file with other `--set` values, is refused without
+/// `force`. It tries a write there, so a folder we cannot write to is reported now, not after
+/// the simulation. Temporary files left by an interrupted earlier write are removed. Returns
+/// the names the previous run's manifest lists (files and charts), for [`remove_stale`].
+///
+/// The caller holds the folder ([`lock_dir`], which creates it).
+pub fn prepare_dir(
+    dir: &Path,
+    name: &str,
+    scenario: &serde_json::Value,
+    force: bool,
+) -> Result<Vec<String>, OutputError> {
+    fs::create_dir_all(dir).map_err(io(dir))?;
+    let has_files = fs::read_dir(dir)
+        .map_err(io(dir))?
+        .flatten()
+        .any(|e| !lock::is_lock_file(&e.file_name().to_string_lossy()));
+    let previous: Option<serde_json::Value> = fs::read_to_string(dir.join("run.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok());
+    let listed = previous.as_ref().map(previous_manifest).unwrap_or_default();
+    if has_files && !force {
+        let previous_name = previous
+            .as_ref()
+            .and_then(|v| v.get("scenario_name").and_then(|n| n.as_str()));
+        match previous_name {
+            Some(other) if other != name => {
+                return Err(OutputError::NotOurs {
+                    dir: dir.to_path_buf(),
+                    other: other.to_string(),
+                });
+            }
+            Some(_) => {
+                let before = previous
+                    .as_ref()
+                    .and_then(|v| v.get("scenario"))
+                    .unwrap_or(&serde_json::Value::Null);
+                if before != scenario {
+                    return Err(OutputError::OtherSettings {
                         dir: dir.to_path_buf(),
-                        other,
-                    });
-                }
-                None => {
-                    return Err(OutputError::NotEmpty {
-                        dir: dir.to_path_buf(),
+                        name: name.to_string(),
+                        differences: differences(before, scenario),
                     });
                 }
             }
+            None => {
+                return Err(OutputError::NotEmpty {
+                    dir: dir.to_path_buf(),
+                });
+            }
         }
     }
-    fs::create_dir_all(dir).map_err(io(dir))?;
     remove_partials(dir);
     let probe = dir.join(".fleetsim-write-test.partial");
     fs::write(&probe, b"").map_err(io(dir))?;
-    fs::remove_file(&probe).map_err(io(&probe))
+    fs::remove_file(&probe).map_err(io(&probe))?;
+    Ok(listed)
+}
+
+/// The names a `run.json` lists as written: `files` (entries with a `name`, or plain names as
+/// earlier versions wrote them) and `charts`.
+fn previous_manifest(run_json: &serde_json::Value) -> Vec<String> {
+    let names = |key: &str| -> Vec<String> {
+        run_json
+            .get(key)
+            .and_then(|v| v.as_array())
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|item| match item {
+                        serde_json::Value::String(name) => Some(name.clone()),
+                        other => other.get("name")?.as_str().map(String::from),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut listed = names("files");
+    listed.extend(names("charts"));
+    listed
+}
+
+/// The fields in which two resolved scenarios differ, as `--set` paths (`pool.dgx.nodes`),
+/// the first few.
+fn differences(before: &serde_json::Value, now: &serde_json::Value) -> String {
+    fn walk(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+        use serde_json::Value;
+        let join = |key: &str| {
+            if path.is_empty() {
+                key.to_string()
+            } else {
+                format!("{path}.{key}")
+            }
+        };
+        match (a, b) {
+            _ if a == b => {}
+            (Value::Object(a), Value::Object(b)) => {
+                let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+                keys.sort();
+                keys.dedup();
+                for key in keys {
+                    let null = Value::Null;
+                    walk(
+                        &join(key),
+                        a.get(key).unwrap_or(&null),
+                        b.get(key).unwrap_or(&null),
+                        out,
+                    );
+                }
+            }
+            // Arrays of named tables (pools, workloads, strategies): by name, as --set does.
+            (Value::Array(a), Value::Array(b))
+                if a.len() == b.len()
+                    && a.iter().zip(b).all(|(x, y)| {
+                        x.get("name").is_some() && x.get("name") == y.get("name")
+                    }) =>
+            {
+                for (x, y) in a.iter().zip(b) {
+                    let name = x["name"].as_str().unwrap_or_default();
+                    walk(&join(name), x, y, out);
+                }
+            }
+            _ => out.push(if path.is_empty() {
+                "the whole scenario".to_string()
+            } else {
+                path.to_string()
+            }),
+        }
+    }
+    let mut fields = Vec::new();
+    walk("", before, now, &mut fields);
+    let shown: Vec<String> = fields.iter().take(4).map(|f| format!("`{f}`")).collect();
+    match fields.len() {
+        0 => "its run.json differs".to_string(),
+        n if n > 4 => format!("{} and {} more differ", shown.join(", "), n - 4),
+        1 => format!("{} differs", shown[0]),
+        _ => format!("{} differ", shown.join(", ")),
+    }
 }
 
 /// Removes `*.partial` files (writes that never completed) from `dir`, as far as possible.
@@ -110,38 +233,34 @@ fn remove_partials(dir: &Path) {
 }
 
 /// Removes the files of an earlier run in `dir` that this run did not write (`jobs.csv`
-/// after a run without `--trace`; with `charts`, the charts, after `--no-charts`), so that
-/// every result file in the folder belongs to the same run. Called right after the CSV files
-/// are in place, before charts are drawn (which replace all chart files, or fail). Only
-/// fleetsim's own file names are touched.
-pub fn remove_stale(dir: &Path, written: &[PathBuf], charts: bool) -> Result<(), OutputError> {
-    let chart_names = if charts {
-        charts::file_names()
-    } else {
-        Vec::new()
-    };
-    let ours = std::iter::once("jobs.csv".to_string()).chain(chart_names);
-    for name in ours {
-        let path = dir.join(&name);
-        if !written.contains(&path) && path.is_file() {
+/// after a run without `--trace`; the charts after `--no-charts`), so that every result file
+/// in the folder belongs to the same run. Only files the previous run's manifest lists
+/// (`previous`, from [`prepare_dir`]) are touched: a file of the user's stays, whatever its
+/// name. Called right after the new files are in place, before charts are drawn.
+pub fn remove_stale(dir: &Path, previous: &[String], now: &[String]) -> Result<(), OutputError> {
+    for name in previous {
+        let path = dir.join(name);
+        if manifest::is_plain_name(name) && !now.contains(name) && path.is_file() {
             remove(&path)?;
         }
     }
     Ok(())
 }
 
-/// Removes `dir` if it is empty (a folder a failed run created); anything else stays.
-pub fn remove_if_empty(dir: &Path) {
-    let _ = fs::remove_dir(dir);
-}
-
 /// A file being written: `name.partial` until [`Pending::commit`] renames it.
 pub struct Pending {
     partial: PathBuf,
     path: PathBuf,
+    /// What was written, for the manifest.
+    record: FileRecord,
 }
 
 impl Pending {
+    /// The file's manifest entry: name, rows, size and hash.
+    pub fn record(&self) -> &FileRecord {
+        &self.record
+    }
+
     /// Renames the file into place; if that fails, its temporary is removed.
     pub fn commit(self) -> Result<PathBuf, OutputError> {
         if let Err(error) = fs::rename(&self.partial, &self.path) {
@@ -170,9 +289,9 @@ impl Staged {
         self.files.push(file);
     }
 
-    /// The final paths of the files, in order.
-    pub fn paths(&self) -> impl Iterator<Item = &Path> {
-        self.files.iter().map(|f| f.path.as_path())
+    /// The manifest entries of the files, in order.
+    pub fn records(&self) -> impl Iterator<Item = &FileRecord> {
+        self.files.iter().map(|f| &f.record)
     }
 
     pub fn commit_all(mut self) -> Result<Vec<PathBuf>, OutputError> {
@@ -203,38 +322,99 @@ fn partial_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Writes rows as CSV to `dir/name` (under a temporary name until committed).
+/// Writes rows as CSV to `dir/name` (under a temporary name until committed); the header
+/// comes from the rows' field names.
 pub fn write_csv<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> Result<Pending, OutputError> {
-    let path = dir.join(name);
-    let partial = partial_path(&path);
-    let file = fs::File::create(&partial).map_err(io(&path))?;
-    let pending = Pending { partial, path };
-    match write_rows(file, &pending.path, rows) {
-        Ok(()) => Ok(pending),
-        Err(error) => {
-            pending.discard();
-            Err(error)
-        }
+    let mut csv = CsvFile::create(dir, name, true)?;
+    for row in rows {
+        csv.serialize(row)?;
     }
+    csv.finish()
 }
 
-/// Writes CSV rows to `file` and makes sure they reached the disk; errors name `path`.
-fn write_rows<T: Serialize>(file: fs::File, path: &Path, rows: &[T]) -> Result<(), OutputError> {
-    let csv_error = |source| OutputError::Csv {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut writer = csv::Writer::from_writer(std::io::BufWriter::new(file));
-    for row in rows {
-        writer.serialize(row).map_err(csv_error)?;
+/// A CSV file being written under its temporary name, hashed on the way for the manifest. An
+/// error names the file and removes the temporary.
+struct CsvFile {
+    writer: csv::Writer<Hashing<fs::File>>,
+    partial: PathBuf,
+    path: PathBuf,
+    name: String,
+    rows: u64,
+}
+
+impl CsvFile {
+    /// `headers`: the header comes from the first row's field names (else the caller writes
+    /// it with [`CsvFile::header`]).
+    fn create(dir: &Path, name: &str, headers: bool) -> Result<Self, OutputError> {
+        let path = dir.join(name);
+        let partial = partial_path(&path);
+        let file = fs::File::create(&partial).map_err(io(&path))?;
+        Ok(CsvFile {
+            writer: csv::WriterBuilder::new()
+                .has_headers(headers)
+                .from_writer(Hashing::new(file)),
+            partial,
+            path,
+            name: name.to_string(),
+            rows: 0,
+        })
     }
-    writer.flush().map_err(io(path))?;
-    let file = writer
-        .into_inner()
-        .map_err(|e| io(path)(e.into_error()))?
-        .into_inner()
-        .map_err(|e| io(path)(e.into_error()))?;
-    file.sync_all().map_err(io(path))
+
+    fn fail(&self, error: OutputError) -> OutputError {
+        let _ = fs::remove_file(&self.partial);
+        error
+    }
+
+    fn csv_error(&self, source: csv::Error) -> OutputError {
+        self.fail(OutputError::Csv {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    fn header<I: AsRef<[u8]>>(
+        &mut self,
+        header: impl IntoIterator<Item = I>,
+    ) -> Result<(), OutputError> {
+        self.writer
+            .write_record(header)
+            .map_err(|e| self.csv_error(e))
+    }
+
+    fn serialize<T: Serialize>(&mut self, row: T) -> Result<(), OutputError> {
+        self.rows += 1;
+        self.writer.serialize(row).map_err(|e| self.csv_error(e))
+    }
+
+    /// Flushes the rows and makes sure they reached the disk.
+    fn finish(mut self) -> Result<Pending, OutputError> {
+        if let Err(error) = self.writer.flush() {
+            return Err(self.fail(io(&self.path)(error)));
+        }
+        let CsvFile {
+            writer,
+            partial,
+            path,
+            name,
+            rows,
+        } = self;
+        let hashing = match writer.into_inner() {
+            Ok(hashing) => hashing,
+            Err(error) => {
+                let _ = fs::remove_file(&partial);
+                return Err(io(&path)(error.into_error()));
+            }
+        };
+        if let Err(error) = hashing.inner.sync_all() {
+            let _ = fs::remove_file(&partial);
+            return Err(io(&path)(error));
+        }
+        Ok(Pending {
+            record: hashing.record(&name, rows),
+            partial,
+            path,
+        })
+    }
 }
 
 /// Writes bytes to `dir/name` (under a temporary name until committed).
@@ -242,7 +422,17 @@ pub fn write_bytes(dir: &Path, name: &str, bytes: &[u8]) -> Result<Pending, Outp
     let path = dir.join(name);
     let partial = partial_path(&path);
     let file = fs::File::create(&partial).map_err(io(&path))?;
-    let pending = Pending { partial, path };
+    let record = FileRecord {
+        name: name.to_string(),
+        rows: 0,
+        bytes: bytes.len() as u64,
+        fnv1a: Fnv1a::of(bytes),
+    };
+    let pending = Pending {
+        partial,
+        path,
+        record,
+    };
     match write_all(file, &pending.path, bytes) {
         Ok(()) => Ok(pending),
         Err(error) => {
@@ -283,23 +473,13 @@ pub fn write_table(
     header: &[String],
     rows: &[Vec<Cell>],
 ) -> Result<Pending, OutputError> {
-    let path = dir.join(name);
-    let partial = partial_path(&path);
-    let csv_error = |source| OutputError::Csv {
-        path: path.clone(),
-        source,
-    };
-    let mut writer = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_path(&partial)
-        .map_err(csv_error)?;
-    writer.write_record(header).map_err(csv_error)?;
+    let mut csv = CsvFile::create(dir, name, false)?;
+    csv.header(header)?;
     for row in rows {
         assert_eq!(row.len(), header.len(), "one cell per column");
-        writer.serialize(row).map_err(csv_error)?;
+        csv.serialize(row)?;
     }
-    writer.flush().map_err(io(&path))?;
-    Ok(Pending { partial, path })
+    csv.finish()
 }
 
 /// Writes `services_monthly.csv` (`column` "month", YYYY-MM) or `services_hourly.csv`
@@ -347,35 +527,14 @@ pub fn write_groups(
     column: &str,
     rows: &[GroupSummaryRow],
 ) -> Result<Pending, OutputError> {
-    let path = dir.join(name);
-    let partial = partial_path(&path);
-    let csv_error = |source| OutputError::Csv {
-        path: path.clone(),
-        source,
-    };
-    let mut writer = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_path(&partial)
-        .map_err(csv_error)?;
-    let header = [
-        "strategy",
-        column,
-        "metric",
-        "mean",
-        "std",
-        "ci95_low",
-        "ci95_high",
-        "p5",
-        "p50",
-        "p95",
-        "n",
-    ];
-    writer.write_record(header).map_err(csv_error)?;
+    let mut csv = CsvFile::create(dir, name, false)?;
+    // The columns of summary.csv, with the group's after the strategy.
+    let (strategy, stats) = sweep_table::STAT_COLUMNS.split_at(1);
+    csv.header(strategy.iter().chain([&column]).chain(stats))?;
     for row in rows {
-        writer.serialize(row).map_err(csv_error)?;
+        csv.serialize(row)?;
     }
-    writer.flush().map_err(io(&path))?;
-    Ok(Pending { partial, path })
+    csv.finish()
 }
 
 /// Writes a value as pretty JSON to `dir/name` (under a temporary name until committed).
@@ -384,15 +543,33 @@ pub fn write_json<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<Pen
     write_bytes(dir, name, &json)
 }
 
-/// Copies the file `from` to `dir/<its name>` (under a temporary name until committed).
+/// Copies the file `from` to `dir/<its name>` (under a temporary name until committed). A
+/// source that cannot be read is named as such; a failed write (a full disk) names the
+/// destination and leaves no temporary.
 pub fn copy_file(from: &Path, dir: &Path) -> Result<Pending, OutputError> {
-    let path = dir.join(from.file_name().expect("a file name"));
+    let name = from
+        .file_name()
+        .expect("a file name")
+        .to_string_lossy()
+        .into_owned();
+    let path = dir.join(&name);
     let partial = partial_path(&path);
-    fs::copy(from, &partial).map_err(|source| OutputError::Read {
+    let mut source = fs::File::open(from).map_err(|source| OutputError::Read {
         path: from.to_path_buf(),
         source,
     })?;
-    Ok(Pending { partial, path })
+    let file = fs::File::create(&partial).map_err(io(&path))?;
+    let mut hashing = Hashing::new(file);
+    let copied = std::io::copy(&mut source, &mut hashing).and_then(|_| hashing.inner.sync_all());
+    if let Err(error) = copied {
+        let _ = fs::remove_file(&partial);
+        return Err(io(&path)(error));
+    }
+    Ok(Pending {
+        record: hashing.record(&name, 0),
+        partial,
+        path,
+    })
 }
 
 /// Creates a folder and its parents.
@@ -539,17 +716,10 @@ fn write_pending(
         pending.push(write_csv(dir, "jobs.csv", &jobs)?);
     }
     let mut info = info.clone();
-    info.files = pending.paths().map(file_name).collect();
-    info.files.push("run.json".into());
+    info.files = pending.records().cloned().collect();
     let json = serde_json::to_vec_pretty(&info).expect("run info serializes");
     pending.push(write_bytes(dir, "run.json", &json)?);
     Ok(())
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
 
 /// A progress bar on stderr, drawn only when someone watches.
@@ -603,20 +773,31 @@ pub fn sweep_progress_message(done: usize, total: usize, resumed: usize) -> Stri
 mod tests {
     use super::*;
 
-    /// /dev/full accepts the open and fails every write with "no space left on device".
+    /// /dev/full accepts the open and fails every write with "no space left on device": a
+    /// file's temporary name linked to it makes the disk full for that file alone.
+    #[cfg(unix)]
+    fn full_disk_for(dir: &Path, name: &str) -> bool {
+        let _ = fs::remove_file(dir.join(format!("{name}.partial")));
+        fs::OpenOptions::new().write(true).open("/dev/full").is_ok()
+            && std::os::unix::fs::symlink("/dev/full", dir.join(format!("{name}.partial"))).is_ok()
+    }
+
+    #[cfg(unix)]
     #[test]
     fn a_full_disk_is_reported_with_the_path() {
-        let open_full = || fs::OpenOptions::new().write(true).open("/dev/full");
-        if open_full().is_err() {
+        let dir = std::env::temp_dir().join(format!("fleetsim-full-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        if !full_disk_for(&dir, "summary.csv") {
             return; // Not on Linux.
         }
         let rows: Vec<(u32, f64)> = (0..10_000).map(|i| (i, f64::from(i) / 3.0)).collect();
-        let path = Path::new("results/summary.csv");
-        let error = write_rows(open_full().unwrap(), path, &rows).unwrap_err();
+        let error = write_csv(&dir, "summary.csv", &rows).err().unwrap();
+        let path = dir.join("summary.csv").display().to_string();
         assert!(
             error
                 .to_string()
-                .starts_with("results/summary.csv: cannot write"),
+                .starts_with(&format!("{path}: cannot write")),
             "{error}"
         );
         let cause = std::error::Error::source(&error).map(ToString::to_string);
@@ -626,14 +807,49 @@ mod tests {
                 .is_some_and(|c| c.contains("No space left on device")),
             "{cause:?}"
         );
-        let error =
-            write_all(open_full().unwrap(), Path::new("results/run.json"), b"{}").unwrap_err();
+        assert!(!dir.join("summary.csv.partial").exists());
+        assert!(full_disk_for(&dir, "run.json"));
+        let error = write_bytes(&dir, "run.json", &[b'x'; 100_000])
+            .err()
+            .unwrap();
+        assert!(
+            error.to_string().contains("run.json: cannot write"),
+            "{error}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 11: merge's copy on a full disk named the source and left a `.partial`.
+    #[cfg(unix)]
+    #[test]
+    fn issue_11_a_copy_on_a_full_disk_names_the_destination_and_leaves_nothing() {
+        let dir = std::env::temp_dir().join(format!("fleetsim-copy-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("to")).unwrap();
+        let from = dir.join("monthly.csv");
+        fs::write(&from, vec![b'1'; 200_000]).unwrap();
+        if !full_disk_for(&dir.join("to"), "monthly.csv") {
+            return;
+        }
+        let error = copy_file(&from, &dir.join("to")).err().unwrap();
+        let destination = dir.join("to/monthly.csv").display().to_string();
         assert!(
             error
                 .to_string()
-                .starts_with("results/run.json: cannot write"),
+                .starts_with(&format!("{destination}: cannot write")),
             "{error}"
         );
+        assert!(!dir.join("to/monthly.csv.partial").exists());
+        // A source that cannot be read is named as the source.
+        let error = copy_file(&dir.join("none.csv"), &dir.join("to"))
+            .err()
+            .unwrap();
+        assert!(
+            error.to_string().contains("none.csv: cannot read"),
+            "{error}"
+        );
+        assert_eq!(fs::read_dir(dir.join("to")).unwrap().count(), 0);
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -647,7 +863,7 @@ mod tests {
         assert!(!dir.join("a.txt.partial").exists());
         // A temporary left by an interrupted earlier run is removed when the folder is reused.
         fs::write(dir.join("summary.csv.partial"), "half").unwrap();
-        prepare_dir(&dir, "a", true).unwrap();
+        prepare_dir(&dir, "a", &serde_json::Value::Null, true).unwrap();
         assert!(!dir.join("summary.csv.partial").exists());
         let committed = write_bytes(&dir, "b.txt", b"b").unwrap().commit().unwrap();
         assert_eq!(fs::read(committed).unwrap(), b"b");
@@ -731,20 +947,59 @@ mod tests {
     fn a_folder_of_another_scenario_is_not_overwritten() {
         let dir = std::env::temp_dir().join(format!("fleetsim-prepare-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
-        prepare_dir(&dir, "a", false).unwrap();
-        fs::write(dir.join("run.json"), r#"{"scenario_name": "a"}"#).unwrap();
-        prepare_dir(&dir, "a", false).unwrap();
+        let scenario = serde_json::json!({"name": "a", "pool": [{"name": "dgx", "nodes": 2}]});
+        assert!(prepare_dir(&dir, "a", &scenario, false).unwrap().is_empty());
+        fs::write(
+            dir.join("run.json"),
+            serde_json::json!({"scenario_name": "a", "scenario": scenario, "files": [{"name": "jobs.csv"}, "old.csv"], "charts": ["x.png"]}).to_string(),
+        )
+        .unwrap();
+        assert_eq!(
+            prepare_dir(&dir, "a", &scenario, false).unwrap(),
+            ["jobs.csv", "old.csv", "x.png"]
+        );
         assert!(matches!(
-            prepare_dir(&dir, "b", false),
+            prepare_dir(&dir, "b", &scenario, false),
             Err(OutputError::NotOurs { .. })
         ));
-        prepare_dir(&dir, "b", true).unwrap();
+        // Issue 11: the same name with other content (another file, other --set values).
+        let other = serde_json::json!({"name": "a", "pool": [{"name": "dgx", "nodes": 3}]});
+        let error = prepare_dir(&dir, "a", &other, false).unwrap_err();
+        assert!(
+            error.to_string().contains(
+                "holds results of scenario `a` with other settings (`pool.dgx.nodes` differs)"
+            ),
+            "{error}"
+        );
+        prepare_dir(&dir, "a", &other, true).unwrap();
+        prepare_dir(&dir, "b", &scenario, true).unwrap();
         fs::remove_file(dir.join("run.json")).unwrap();
         fs::write(dir.join("notes.txt"), "mine").unwrap();
         assert!(matches!(
-            prepare_dir(&dir, "a", false),
+            prepare_dir(&dir, "a", &scenario, false),
             Err(OutputError::NotEmpty { .. })
         ));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 6 of issue 11: only what the previous manifest lists is removed.
+    #[test]
+    fn issue_11_stale_files_are_only_those_of_the_manifest() {
+        let dir = std::env::temp_dir().join(format!("fleetsim-stale-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        for name in ["jobs.csv", "summary.csv", "mine.csv"] {
+            fs::write(dir.join(name), "x").unwrap();
+        }
+        let previous = [
+            "jobs.csv".to_string(),
+            "summary.csv".into(),
+            "../escape".into(),
+        ];
+        remove_stale(&dir, &previous, &["summary.csv".to_string()]).unwrap();
+        assert!(!dir.join("jobs.csv").exists());
+        assert!(dir.join("summary.csv").exists());
+        assert!(dir.join("mine.csv").exists());
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -17,7 +17,7 @@ pub struct PointSummary {
 }
 
 /// The columns of `sweep.csv` after the varied parameters'.
-const STAT_COLUMNS: [&str; 10] = [
+pub(super) const STAT_COLUMNS: [&str; 10] = [
     "strategy",
     "metric",
     "mean",

@@ -22,7 +22,7 @@ pub struct ScenarioFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replications: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
+    pub seed: Option<Seed>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub currency: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -354,4 +354,64 @@ pub struct StrategyFile {
     /// GPUs held for the services on owned or reserved pools, by pool: batch never uses them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserve_gpus: Option<BTreeMap<String, u32>>,
+}
+
+/// The seed of all random streams: any u64. TOML integers stop at `i64::MAX`, so a larger seed
+/// is written as a string of digits (`seed = "18446744073709551615"`), and is written back so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seed(pub u64);
+
+impl Seed {
+    /// What a seed must be, for messages.
+    pub const ACCEPTED: &str = "a whole number from 0 to 18446744073709551615 (above 9223372036854775807, in quotes: seed = \"18446744073709551615\")";
+
+    /// The seed as TOML writes it: an integer, or a string above `i64::MAX`.
+    pub fn to_toml(self) -> Value {
+        match i64::try_from(self.0) {
+            Ok(n) => Value::Integer(n),
+            Err(_) => Value::String(self.0.to_string()),
+        }
+    }
+}
+
+impl Serialize for Seed {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match i64::try_from(self.0) {
+            Ok(n) => serializer.serialize_i64(n),
+            Err(_) => serializer.serialize_str(&self.0.to_string()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Seed {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Seed;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(Seed::ACCEPTED)
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Seed, E> {
+                u64::try_from(n)
+                    .map(Seed)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(n), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Seed, E> {
+                // The same file must load with and without `--set`, which goes through TOML
+                // values (i64): so a larger integer is refused, and the message says to quote it.
+                if i64::try_from(n).is_ok() {
+                    Ok(Seed(n))
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Unsigned(n), &self))
+                }
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Seed, E> {
+                match text.trim().parse::<u64>() {
+                    Ok(n) if !text.trim().starts_with('+') => Ok(Seed(n)),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(text), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }

@@ -9,6 +9,7 @@ mod check;
 mod config;
 pub mod file;
 mod lines;
+pub mod names;
 mod overrides;
 pub mod trace;
 
@@ -34,6 +35,11 @@ pub enum ScenarioError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "{}: is larger than {} MiB, the most a scenario file may be (a scenario is a few KiB of TOML; is this the right file?)",
+        .path.display(), SCENARIO_BYTES_MAX >> 20
+    )]
+    TooLarge { path: PathBuf },
     #[error("{}: not a valid scenario file\n  {message}", .path.display())]
     Parse { path: PathBuf, message: String },
     #[error("{}: --set {set}: {problem}", .path.display())]
@@ -56,6 +62,10 @@ impl fmt::Display for Bullets<'_> {
         Ok(())
     }
 }
+
+/// The largest scenario file read, bytes: more is not a scenario (`/dev/zero`, a trace given
+/// by mistake), and reading it would only fill memory.
+pub const SCENARIO_BYTES_MAX: u64 = 16 << 20;
 
 /// A checked scenario, ready to run.
 #[derive(Debug, Clone)]
@@ -117,7 +127,7 @@ pub fn load_text_with(
             o.apply(&mut table).map_err(fail)?;
             file = toml::Value::Table(table.clone())
                 .try_into()
-                .map_err(|e: toml::de::Error| fail(with_suggestion(e.message())))?;
+                .map_err(|e: toml::de::Error| fail(with_suggestion(e.message(), &o.path)))?;
         }
     }
     let overridden: BTreeSet<String> = overrides.iter().map(|o| o.path.clone()).collect();
@@ -188,10 +198,29 @@ pub struct Source {
 }
 
 impl Source {
+    /// Reads the file once (a fifo or a process substitution can be read only once), at most
+    /// [`SCENARIO_BYTES_MAX`] bytes of it.
     pub fn read(path: &Path) -> Result<Self, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+        use std::io::Read as _;
+        let failed = |source| ScenarioError::Read {
             path: path.to_path_buf(),
             source,
+        };
+        let file = std::fs::File::open(path).map_err(failed)?;
+        let mut bytes = Vec::new();
+        file.take(SCENARIO_BYTES_MAX + 1)
+            .read_to_end(&mut bytes)
+            .map_err(failed)?;
+        if bytes.len() as u64 > SCENARIO_BYTES_MAX {
+            return Err(ScenarioError::TooLarge {
+                path: path.to_path_buf(),
+            });
+        }
+        let text = String::from_utf8(bytes).map_err(|error| {
+            failed(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("not UTF-8 text (byte {})", error.utf8_error().valid_up_to()),
+            ))
         })?;
         let default_name = path
             .file_stem()
@@ -234,7 +263,7 @@ impl Source {
             Override::new(path, value).apply(&mut table)?;
             toml::Value::Table(table)
                 .try_into()
-                .map_err(|e: toml::de::Error| with_suggestion(e.message()))
+                .map_err(|e: toml::de::Error| with_suggestion(e.message(), path))
         };
         // The example first: a wrong path is reported as such, whatever the kind.
         let example_fits = with(example.clone());
@@ -306,9 +335,17 @@ fn explain(error: &toml::de::Error, text: &str, lines: &Lines) -> String {
     )
 }
 
-/// An error of a `--set` value, in the same words as errors in the file.
-fn with_suggestion(message: &str) -> String {
-    plain_message(message, None, "")
+/// An error of a `--set` value of the field `path`, in the same words as errors in the file
+/// (the path is not repeated: the message names the override).
+fn with_suggestion(message: &str, path: &str) -> String {
+    if !message.starts_with("invalid ") {
+        return plain_message(message, None, "");
+    }
+    let named = format!("`{path}` ");
+    let message = plain_message(message, Some(path), "");
+    message
+        .strip_prefix(&named)
+        .map_or(message.clone(), str::to_string)
 }
 
 /// Rewrites serde's messages ("invalid type: string \"x\", expected u32") for planners.
@@ -377,18 +414,23 @@ fn plain_message(message: &str, field: Option<&str>, written: &str) -> String {
                 .replace("map", "a table");
             return named(&format!(
                 "must be {}, got {found}",
-                expected_in_words(expected)
+                expected_in_words(expected, field)
             ));
         }
     }
     named(message)
 }
 
-/// serde's name of an expected type, in words.
-fn expected_in_words(expected: &str) -> String {
+/// serde's name of an expected type, in words; for a count of `field`, the range its check
+/// accepts, so that `-1`, `1.5` and `0` get the same advice.
+fn expected_in_words(expected: &str, field: Option<&str>) -> String {
+    let last = field.and_then(|f| f.rsplit('.').next()).unwrap_or_default();
     match expected {
-        "u32" => "a whole number from 0 to 4294967295".to_string(),
-        "u64" => "a whole number of at least 0".to_string(),
+        "u32" | "u64" => match check::count_range(last) {
+            Some((min, max)) => format!("a whole number from {min} to {max}"),
+            None if expected == "u32" => "a whole number from 0 to 4294967295".to_string(),
+            None => "a whole number of at least 0".to_string(),
+        },
         "i64" => "a whole number".to_string(),
         "f64" => "a number".to_string(),
         "a boolean" => "true or false".to_string(),
@@ -506,7 +548,16 @@ mod tests {
                 Some("pool.dgx.nodes"),
                 ""
             ),
-            "`pool.dgx.nodes` must be a whole number from 0 to 4294967295, got the string \"two\""
+            "`pool.dgx.nodes` must be a whole number from 0 to 1000000, got the string \"two\""
+        );
+        // Issue 11: the range the check accepts, not the type's.
+        assert_eq!(
+            plain_message(
+                "invalid value: integer `-1`, expected u32",
+                Some("horizon_months"),
+                ""
+            ),
+            "`horizon_months` must be a whole number from 1 to 1200, got the whole number `-1`"
         );
         assert_eq!(
             plain_message("invalid value: integer `-2`, expected u32", None, ""),

@@ -41,6 +41,13 @@ pub fn field_path(path: &str) -> Result<String, String> {
 impl Override {
     /// Parses `PATH=VALUE`.
     pub fn parse(text: &str) -> Result<Self, String> {
+        // `value = 1\nseed = 2` would set a second field behind the first one's back.
+        if let Some(c) = text.chars().find(|c| c.is_control() && *c != '\t') {
+            return Err(format!(
+                "`{}` holds a line break or another control character ({c:?}); give one PATH=VALUE per --set, on one line",
+                super::names::without_controls(text)
+            ));
+        }
         let (path, value) = text
             .split_once('=')
             .ok_or_else(|| format!("`{text}` is not PATH=VALUE (e.g. pool.dgx.nodes=6)"))?;

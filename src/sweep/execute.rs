@@ -17,7 +17,7 @@ use super::folder::{self, INVOCATION, point_dir};
 use super::plan::{Plan, PlannedPoint, label};
 use super::shard::{Shard, points_of};
 use crate::output::{self, PointSummary};
-use crate::records::{InvocationInfo, RunOutput, ShardInfo, UnitResult};
+use crate::records::{InvocationInfo, RunOutput, ShardInfo, SweepInfo, UnitResult};
 use crate::runner::{self, RunError, Unit};
 use crate::stats;
 
@@ -36,6 +36,8 @@ pub struct RunOptions {
     /// Worker threads of the current rayon pool (for `invocation.json`).
     pub threads: usize,
     pub command_line: Vec<String>,
+    /// Says something on the terminal (a damaged point found by `--resume`).
+    pub notify: fn(&str),
 }
 
 /// What a sweep did, for the terminal.
@@ -81,7 +83,7 @@ pub fn execute(
     let todo: Vec<&PlannedPoint> = selected
         .iter()
         .copied()
-        .filter(|p| !(options.resume && folder::point_done(out, p.point()).is_some()))
+        .filter(|p| !options.resume || !point_is_done(out, info, p, options.notify))
         .collect();
     let resumed = selected.len() - todo.len();
 
@@ -193,6 +195,23 @@ pub fn execute(
         summaries,
         shard,
     })
+}
+
+/// Whether `--resume` may skip `point`: done, and every file as its `run.json` recorded it.
+/// A damaged point is said so and simulated again.
+fn point_is_done(out: &Path, info: &SweepInfo, point: &PlannedPoint, notify: fn(&str)) -> bool {
+    match folder::point_state(out, point.point()) {
+        folder::PointState::Done(_) => true,
+        folder::PointState::Missing => false,
+        folder::PointState::Damaged(file, problem) => {
+            notify(&format!(
+                "{}: {problem}; simulating {} again",
+                file.display(),
+                label(info, point.point())
+            ));
+            false
+        }
+    }
 }
 
 /// Summarizes a point whose units are all done and writes its folder (`run.json` last).

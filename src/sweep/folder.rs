@@ -12,7 +12,8 @@
 //! ```
 //!
 //! A point is done when its `run.json` (written last, after the point's other files) describes
-//! the same point, down to the fingerprint of its scenario, and every file it lists exists.
+//! the same point, down to the fingerprint of its scenario, and every file it lists has the
+//! size and hash recorded there (issue 11: a file cut or emptied later is found, not trusted).
 
 use std::path::{Path, PathBuf};
 
@@ -35,13 +36,41 @@ pub fn read_info(dir: &Path) -> Result<Option<SweepInfo>, SweepError> {
     Ok(output::read_json(&dir.join(SWEEP_JSON))?)
 }
 
+/// What a point's folder holds.
+#[derive(Debug, Clone)]
+pub enum PointState {
+    /// Done: its `run.json`, whose every file checks.
+    Done(Box<RunInfo>),
+    /// Not written, or written for another point (no `run.json` of this point).
+    Missing,
+    /// Its `run.json` is this point's, but a file it lists is not what was written: the path
+    /// of the file and what is wrong.
+    Damaged(PathBuf, String),
+}
+
+/// The state of `point` in `dir`.
+pub fn point_state(dir: &Path, point: &SweepPoint) -> PointState {
+    let point_dir = point_dir(dir, point);
+    let Ok(Some(info)) = output::read_json::<RunInfo>(&point_dir.join("run.json")) else {
+        return PointState::Missing;
+    };
+    if info.sweep_point.as_ref() != Some(point) {
+        return PointState::Missing;
+    }
+    for file in &info.files {
+        if let Err(problem) = output::manifest::check(&point_dir, file) {
+            return PointState::Damaged(point_dir.join(&file.name), problem);
+        }
+    }
+    PointState::Done(Box::new(info))
+}
+
 /// The point's `run.json` if the point is done in `dir`.
 pub fn point_done(dir: &Path, point: &SweepPoint) -> Option<RunInfo> {
-    let point_dir = point_dir(dir, point);
-    let info: RunInfo = output::read_json(&point_dir.join("run.json")).ok()??;
-    let done = info.sweep_point.as_ref() == Some(point)
-        && info.files.iter().all(|f| point_dir.join(f).is_file());
-    done.then_some(info)
+    match point_state(dir, point) {
+        PointState::Done(info) => Some(*info),
+        _ => None,
+    }
 }
 
 /// The shard markers of `sweep_id` in `dir`, by shard number (markers of other sweeps are
@@ -99,6 +128,12 @@ pub fn write_sweep_csv(
 /// (whose finished points `--resume` then skips); with `force`, fleetsim's files of another
 /// sweep are removed first.
 pub fn prepare(dir: &Path, info: &SweepInfo, force: bool) -> Result<(), SweepError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(output::OutputError::NotAFolder {
+            dir: dir.to_path_buf(),
+        }
+        .into());
+    }
     if !dir.exists() {
         output::create_dir(dir)?;
         return Ok(());
@@ -123,9 +158,10 @@ pub fn prepare(dir: &Path, info: &SweepInfo, force: bool) -> Result<(), SweepErr
             // into one folder find each other's `sweep.json.partial`.
             let empty = std::fs::read_dir(dir)
                 .map(|entries| {
-                    entries
-                        .flatten()
-                        .all(|e| e.file_name().to_string_lossy().ends_with(".partial"))
+                    entries.flatten().all(|e| {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        name.ends_with(".partial") || output::lock::is_lock_file(&name)
+                    })
                 })
                 .unwrap_or(false);
             if !empty {
@@ -140,21 +176,57 @@ pub fn prepare(dir: &Path, info: &SweepInfo, force: bool) -> Result<(), SweepErr
     clear(dir)
 }
 
-/// Removes fleetsim's sweep files from `dir` (and nothing else).
+/// Removes fleetsim's sweep files from `dir` (and nothing else): the sweep's own files by
+/// their names, and in each point's folder only what its `run.json` lists (and the
+/// `run.json`), so a file of the user's under `points/` stays (issue 11).
 fn clear(dir: &Path) -> Result<(), SweepError> {
     let entries = read_dir(dir)?;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let ours = name == POINTS
-            || name == SWEEP_JSON
+        let ours = name == SWEEP_JSON
             || name == SWEEP_CSV
             || (name.starts_with("invocation") && name.ends_with(".json"))
             || (name.starts_with("shard-") && name.ends_with(".json"))
             || output::charts::sweep::is_chart_file(&name);
-        if ours {
+        if ours && entry.path().is_file() {
             output::remove(&entry.path())?;
         }
     }
+    let points = dir.join(POINTS);
+    if points.is_dir() {
+        for entry in read_dir(&points)?.flatten() {
+            let point = entry.path();
+            if point.is_dir() {
+                clear_point(&point)?;
+                let _ = std::fs::remove_dir(&point); // Only if nothing else is left in it.
+            }
+        }
+        let _ = std::fs::remove_dir(&points);
+    }
+    Ok(())
+}
+
+/// Removes the files a point's `run.json` lists, then the `run.json`.
+fn clear_point(point: &Path) -> Result<(), SweepError> {
+    let run_json = point.join("run.json");
+    let Ok(text) = std::fs::read_to_string(&run_json) else {
+        return Ok(());
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(());
+    };
+    let names = value["files"].as_array().cloned().unwrap_or_default();
+    for item in names {
+        let name = match &item {
+            serde_json::Value::String(name) => name.clone(),
+            other => other["name"].as_str().unwrap_or_default().to_string(),
+        };
+        let path = point.join(&name);
+        if output::manifest::is_plain_name(&name) && path.is_file() {
+            output::remove(&path)?;
+        }
+    }
+    output::remove(&run_json)?;
     Ok(())
 }
 

@@ -8,11 +8,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::SweepError;
 use super::execute::Outcome;
-use super::folder::{self, INVOCATION, SWEEP_JSON, point_dir};
+use super::folder::{self, INVOCATION, PointState, SWEEP_JSON, point_dir};
 use super::shard::{Shard, points_of};
 use crate::output;
 use crate::records::{InvocationInfo, RunInfo, ShardInfo, SweepInfo};
@@ -28,9 +29,18 @@ pub struct MergeOptions {
 }
 
 /// Merges shards; returns the sweep and what the terminal shows.
-pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError> {
+/// `stop` (a signal) interrupts it between points: the points copied so far stay complete,
+/// and merging again finishes the folder.
+pub fn merge(
+    options: &MergeOptions,
+    stop: &AtomicBool,
+) -> Result<(SweepInfo, Outcome), SweepError> {
     let started = Instant::now();
     let inputs = inputs(options)?;
+    for dir in &inputs {
+        // A shard still being written is not finished.
+        output::check_not_locked(dir)?;
+    }
     let (first_dir, info) = one_sweep(&inputs)?;
     let (shards, count) = shards(&inputs, &info)?;
     let sources = point_sources(&info, &shards, count)?;
@@ -39,14 +49,28 @@ pub fn merge(options: &MergeOptions) -> Result<(SweepInfo, Outcome), SweepError>
     let out = &options.out;
     folder::prepare(out, &info, options.force)?;
     output::copy_file(&first_dir.join(SWEEP_JSON), out)?.commit()?;
-    for (point, (from, run_info)) in info.points.iter().zip(&sources) {
+    for (done, (point, (from, run_info))) in info.points.iter().zip(&sources).enumerate() {
+        if stop.load(Ordering::SeqCst) {
+            return Err(SweepError::MergeInterrupted {
+                done,
+                total: info.points.len(),
+                dir: out.clone(),
+            });
+        }
         let to = point_dir(out, point);
         output::create_dir(&to)?;
-        let (run_json, others): (Vec<&String>, Vec<&String>) =
-            run_info.files.iter().partition(|f| *f == "run.json");
-        for name in others.into_iter().chain(run_json) {
-            output::copy_file(&from.join(name), &to)?.commit()?;
+        // Checked above, copied as they are, run.json last (the point's completion marker).
+        for file in &run_info.files {
+            output::copy_file(&from.join(&file.name), &to)?.commit()?;
         }
+        output::copy_file(&from.join("run.json"), &to)?.commit()?;
+    }
+    if stop.load(Ordering::SeqCst) {
+        return Err(SweepError::MergeInterrupted {
+            done: info.points.len(),
+            total: info.points.len(),
+            dir: out.clone(),
+        });
     }
     let summaries = folder::summaries(out, &info, info.points.iter())?;
     folder::write_sweep_csv(out, &info, &summaries)?;
@@ -218,12 +242,25 @@ fn point_sources(
     }
     for point in &info.points {
         let (k, dir) = owner[&point.id];
-        let run_info =
-            folder::point_done(dir, point).ok_or_else(|| SweepError::IncompletePoint {
-                dir: dir.to_path_buf(),
-                point: point.id.clone(),
-                shard: format!("{k}/{count}"),
-            })?;
+        let run_info = match folder::point_state(dir, point) {
+            PointState::Done(run_info) => *run_info,
+            PointState::Missing => {
+                return Err(SweepError::IncompletePoint {
+                    dir: dir.to_path_buf(),
+                    point: point.id.clone(),
+                    shard: format!("{k}/{count}"),
+                });
+            }
+            PointState::Damaged(file, problem) => {
+                return Err(SweepError::DamagedPoint {
+                    file,
+                    problem,
+                    dir: dir.to_path_buf(),
+                    point: point.id.clone(),
+                    shard: format!("{k}/{count}"),
+                });
+            }
+        };
         sources.push((point_dir(dir, point), run_info));
     }
     Ok(sources)

@@ -71,6 +71,15 @@ pub enum SweepError {
         dir: PathBuf,
     },
     #[error(
+        "interrupted: {done} of {total} points are copied to {}; run the same merge again to finish",
+        .dir.display()
+    )]
+    MergeInterrupted {
+        done: usize,
+        total: usize,
+        dir: PathBuf,
+    },
+    #[error(
         "{}: holds another sweep ({difference}); choose another folder with --out, or pass --force to replace it",
         .dir.display()
     )]
@@ -141,6 +150,17 @@ pub enum SweepError {
     },
     #[error("{}: is one of the folders to merge; give another --out", .dir.display())]
     OutIsInput { dir: PathBuf },
+    #[error(
+        "{}: {problem}; point {point} of shard {shard} is damaged: rerun that shard into {} with --resume (it simulates damaged points again), then merge again",
+        .file.display(), .dir.display()
+    )]
+    DamagedPoint {
+        file: PathBuf,
+        problem: String,
+        dir: PathBuf,
+        point: String,
+        shard: String,
+    },
 }
 
 fn bullets(items: &[String], max: usize) -> String {
@@ -171,12 +191,7 @@ fn missing_shards(missing: &[(u32, Vec<String>)], shards: u32) -> String {
 /// FNV-1a, 64 bits, as hex: a stable hash for ids and fingerprints (not `DefaultHasher`,
 /// whose output may change between Rust releases).
 pub fn fnv1a_hex(bytes: &[u8]) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in bytes {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{hash:016x}")
+    crate::output::manifest::Fnv1a::of(bytes)
 }
 
 #[cfg(test)]

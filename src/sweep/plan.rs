@@ -140,22 +140,28 @@ struct Parameter {
 pub fn plan(request: &Request) -> Result<Plan, SweepError> {
     let source = Source::read(&request.scenario)?;
     let base = source.load(&request.set)?;
+    plan_loaded(request, &source, base)
+}
+
+/// [`plan`] of a scenario already read (`source`, whose base load with `request.set` is
+/// `base`): `validate` reads its file once, which a fifo allows.
+pub fn plan_loaded(request: &Request, source: &Source, base: Loaded) -> Result<Plan, SweepError> {
     let mut warnings = base.warnings.clone();
     let file_name = request
         .scenario
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let (varies, sampling) = varies(request, &source, &base, &file_name, &mut warnings)?;
+    let (varies, sampling) = varies(request, source, &base, &file_name, &mut warnings)?;
     if varies.is_empty() {
         return Err(SweepError::NothingToVary {
             path: request.scenario.clone(),
         });
     }
-    let parameters = parameters(request, &source, varies, &mut warnings)?;
+    let parameters = parameters(request, source, varies, &mut warnings)?;
     let values = point_values(&parameters, sampling, base.config.seed)?;
     let points = plan_points(
         request,
-        &source,
+        source,
         &base,
         &file_name,
         &parameters,

@@ -115,6 +115,15 @@ pub fn draw<DB: DrawingBackend>(
             },
         )?;
 
+        if results.months.len() == 1 {
+            // One month: a line of one point shows nothing, so each strategy gets a bar of its
+            // band and a dot for its mean, side by side.
+            single_month(&mut chart, &curves, view_idx)?;
+            if view == CostView::Cash {
+                break_even_marks(&mut chart, results, &curves)?;
+            }
+            continue;
+        }
         // Bands first, then every line over them, so that no band hides a line.
         for (idx, curves) in curves.iter().enumerate() {
             let points = &curves[view_idx];
@@ -148,6 +157,42 @@ pub fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Where strategy `idx` of `n` is drawn in month `x` of a one-month chart: side by side
+/// across the month's slot.
+fn single_month_x(x: f64, idx: usize, n: usize) -> f64 {
+    let width = 0.6 / n.max(1) as f64;
+    x + (idx as f64 - (n as f64 - 1.0) / 2.0) * width
+}
+
+/// A one-month horizon: per strategy, its p5..p95 band as a bar and its mean as a dot.
+fn single_month<DB: DrawingBackend>(
+    chart: &mut MonthChart<'_, DB>,
+    curves: &[[Curve; 2]],
+    view_idx: usize,
+) -> DrawResult<(), DB> {
+    let n = curves.len();
+    let half = 0.6 / n.max(1) as f64 * 0.3;
+    for (idx, curves) in curves.iter().enumerate() {
+        let color = strategy_color(idx);
+        for &(x, mean, p5, p95) in &curves[view_idx] {
+            let x = single_month_x(x, idx, n);
+            if p5.is_finite() && p95.is_finite() {
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x - half, p5), (x + half, p95)],
+                    color.mix(BAND_ALPHA * 2.0).filled(),
+                )))?;
+            }
+            if mean.is_finite() {
+                chart.draw_series([
+                    Circle::new((x, mean), 9, color.filled()),
+                    Circle::new((x, mean), 9, WHITE.stroke_width(2)),
+                ])?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Marks each strategy's break-even month on its cash curve: a circle on the curve and a
 /// dashed drop line to the month axis.
 fn break_even_marks<DB: DrawingBackend>(
@@ -165,6 +210,11 @@ fn break_even_marks<DB: DrawingBackend>(
         let x = month_idx as f64;
         let Some(&(_, mean, _, _)) = curves[idx][1].iter().find(|p| p.0 == x) else {
             continue;
+        };
+        let x = if results.months.len() == 1 {
+            single_month_x(x, idx, curves.len())
+        } else {
+            x
         };
         let color = strategy_color(idx);
         chart.draw_series(std::iter::once(DashedPathElement::new(

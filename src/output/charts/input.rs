@@ -110,6 +110,12 @@ impl Results {
             path: meta_path.clone(),
             source,
         })?;
+        if meta.strategies.len() > super::STRATEGIES_MAX {
+            return Err(ChartError::TooManyStrategies {
+                dir: dir.to_path_buf(),
+                strategies: meta.strategies.len(),
+            });
+        }
         let summary: Vec<SummaryRow> = read_csv(&dir.join("summary.csv"))?;
         let replications: Vec<ReplicationRow> = read_csv(&dir.join("replications.csv"))?;
         let pools: Vec<PoolRow> = read_csv(&dir.join("pools.csv"))?;

@@ -19,9 +19,11 @@ pub mod sweep;
 mod wait_by_workload;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use rayon::prelude::*;
 
 pub use input::{INPUT_FILES, Results, RunMeta};
 use style::{DrawResult, HEIGHT_PX, WIDTH_PX};
@@ -67,6 +69,10 @@ pub enum ChartError {
     Empty { path: PathBuf },
     #[error("{}: cannot draw this chart: {message}", .path.display())]
     Draw { path: PathBuf, message: String },
+    #[error("{}: {}", .dir.display(), skipped(*.strategies).unwrap_or_default())]
+    TooManyStrategies { dir: PathBuf, strategies: usize },
+    #[error("{}: stopped while drawing the charts; no chart file was written", .dir.display())]
+    Interrupted { dir: PathBuf },
     #[error(transparent)]
     Output(#[from] OutputError),
 }
@@ -121,9 +127,15 @@ impl Chart {
         match self {
             Chart::CumulativeCost => (
                 "Cumulative cost by month".to_string(),
-                format!(
-                    "Line: mean over {replications}; band: 5th to 95th percentile of the replications"
-                ),
+                if months == 1 {
+                    format!(
+                        "Dot: mean over {replications}; bar: 5th to 95th percentile of the replications"
+                    )
+                } else {
+                    format!(
+                        "Line: mean over {replications}; band: 5th to 95th percentile of the replications"
+                    )
+                },
             ),
             Chart::MonthlyCost => (
                 "Monthly cost by category".to_string(),
@@ -133,7 +145,10 @@ impl Chart {
                 ),
             ),
             Chart::CostDistribution => (
-                format!("Total cost over {months} months across replications"),
+                format!(
+                    "Total cost over {} across replications",
+                    style::months(months)
+                ),
                 format!(
                     "Box: 25th to 75th percentile; thick line: median; whiskers: 5th to 95th percentile; dots: the {replications}"
                 ),
@@ -153,7 +168,8 @@ impl Chart {
             Chart::PoolUtilization => (
                 "GPU utilisation by pool".to_string(),
                 format!(
-                    "Busy / paid GPU-hours over {months} months. Bar: mean over {replications}; whisker: 5th to 95th percentile"
+                    "Busy / paid GPU-hours over {}. Bar: mean over {replications}; whisker: 5th to 95th percentile",
+                    style::months(months)
                 ),
             ),
             Chart::WaitByWorkload => (
@@ -249,11 +265,26 @@ fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, png::Encod
     let mut encoder = png::Encoder::new(&mut bytes, width, height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::High);
+    encoder.set_compression(png::Compression::Balanced);
     let mut writer = encoder.write_header()?;
     writer.write_image_data(rgb)?;
     writer.finish()?;
     Ok(bytes)
+}
+
+/// The most strategies the charts show: every chart has a colour, a legend entry or a panel
+/// per strategy, which stop being legible (and drawing them grows faster than linearly) beyond
+/// this many.
+pub const STRATEGIES_MAX: usize = 50;
+
+/// Why no chart is drawn for `strategies` strategies, if that is so.
+pub fn skipped(strategies: usize) -> Option<String> {
+    (strategies > STRATEGIES_MAX).then(|| {
+        format!(
+            "no chart is drawn: {} strategies are more than the {STRATEGIES_MAX} a chart shows legibly (every chart has a colour, legend entry or panel per strategy); the CSV files hold every strategy, or compare fewer strategies at once",
+            crate::format::thousands(strategies as f64, 0)
+        )
+    })
 }
 
 /// The names of the files [`draw_all`] writes, PNG and SVG of every chart.
@@ -267,16 +298,62 @@ pub fn file_names() -> Vec<String> {
 /// Draws every chart of the result folder `dir` as PNG and SVG beside its CSV files and returns
 /// the paths written. Nothing is renamed into place until every chart is drawn.
 pub fn draw_all(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
+    draw_all_until(dir, &AtomicBool::new(false))
+}
+
+/// [`draw_all`], stopped (with no chart file written) once `stop` is set: it is looked at
+/// before each file is drawn and again before they are written.
+pub fn draw_all_until(dir: &Path, stop: &AtomicBool) -> Result<Vec<PathBuf>, ChartError> {
     let results = Results::load(dir)?;
-    // Dropped on an error: the charts drawn so far go, no `.partial` stays.
+    let files: Vec<(Chart, bool)> = Chart::ALL
+        .iter()
+        .flat_map(|chart| [(*chart, true), (*chart, false)])
+        .collect();
+    let names = file_names();
+    draw_files(dir, &names, stop, |i| {
+        let (chart, png) = files[i];
+        let path = dir.join(&names[i]);
+        if png {
+            chart.render_png(&results, &path)
+        } else {
+            chart.render_svg(&results, &path).map(String::into_bytes)
+        }
+    })
+}
+
+/// Renders the files `names` of `dir` in parallel on the current rayon pool (`render(i)` gives
+/// the bytes of `names[i]`; each file is drawn by one thread, so the bytes are those of a
+/// sequential drawing), then writes them under temporary names and renames them into place
+/// together. Stops with [`ChartError::Interrupted`] once `stop` is set; on any error no chart
+/// file is written and no `.partial` stays.
+pub(crate) fn draw_files(
+    dir: &Path,
+    names: &[String],
+    stop: &AtomicBool,
+    render: impl Fn(usize) -> Result<Vec<u8>, ChartError> + Sync,
+) -> Result<Vec<PathBuf>, ChartError> {
+    let interrupted = || ChartError::Interrupted {
+        dir: dir.to_path_buf(),
+    };
+    let rendered: Vec<Vec<u8>> = (0..names.len())
+        .into_par_iter()
+        .map(|i| {
+            if stop.load(Ordering::SeqCst) {
+                return Err(interrupted());
+            }
+            render(i)
+        })
+        .collect::<Result<_, _>>()?;
+    // Dropped on an error: the charts written so far go, no `.partial` stays.
     let mut pending = Staged::default();
-    for chart in Chart::ALL {
-        let png_name = format!("{}.png", chart.file_stem());
-        let png = chart.render_png(&results, &dir.join(&png_name))?;
-        pending.push(write_bytes(dir, &png_name, &png)?);
-        let svg_name = format!("{}.svg", chart.file_stem());
-        let svg = chart.render_svg(&results, &dir.join(&svg_name))?;
-        pending.push(write_bytes(dir, &svg_name, svg.as_bytes())?);
+    for (name, bytes) in names.iter().zip(&rendered) {
+        if stop.load(Ordering::SeqCst) {
+            return Err(interrupted());
+        }
+        pending.push(write_bytes(dir, name, bytes)?);
+    }
+    if stop.load(Ordering::SeqCst) {
+        return Err(interrupted());
     }
     Ok(pending.commit_all()?)
 }

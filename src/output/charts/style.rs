@@ -550,6 +550,15 @@ pub fn replications(n: u32) -> String {
     }
 }
 
+/// "1 month", "24 months".
+pub fn months(n: usize) -> String {
+    if n == 1 {
+        "1 month".to_string()
+    } else {
+        format!("{n} months")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

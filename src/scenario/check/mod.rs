@@ -22,6 +22,7 @@ use toml::Value;
 use super::config::*;
 use super::file::*;
 use super::lines::Lines;
+use super::names::{self, NameKind};
 use super::overrides::did_you_mean;
 use crate::calendar::Calendar;
 use workloads::WorkloadContext;
@@ -41,20 +42,41 @@ pub struct Issue {
 
 impl std::fmt::Display for Issue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A field path holds names, which may be the problem: none reaches the terminal raw.
+        let field = names::without_controls(&self.field);
         match (self.from_set, self.line, self.column) {
-            (true, ..) => write!(f, "--set `{}`: {}", self.field, self.problem),
+            (true, ..) => write!(f, "--set `{field}`: {}", self.problem),
             (false, Some(line), Some(column)) if column > 1 => write!(
                 f,
-                "line {line}, column {column}: `{}` {}",
-                self.field, self.problem
+                "line {line}, column {column}: `{field}` {}",
+                self.problem
             ),
-            (false, Some(line), _) => write!(f, "line {line}: `{}` {}", self.field, self.problem),
-            (false, None, _) => write!(f, "`{}` {}", self.field, self.problem),
+            (false, Some(line), _) => write!(f, "line {line}: `{field}` {}", self.problem),
+            (false, None, _) => write!(f, "`{field}` {}", self.problem),
         }
     }
 }
 
 pub const HORIZON_MONTHS_MAX: u32 = 1200;
+/// The range the checks accept for a whole-number field, by its last path segment: parse
+/// errors (`-1`, `1.5`, `"x"`, a number past the type) then give the same range as the check.
+pub fn count_range(field: &str) -> Option<(u32, u32)> {
+    Some(match field {
+        "horizon_months" => (1, HORIZON_MONTHS_MAX),
+        "replications" => (1, REPLICATIONS_MAX),
+        "gpus_per_node" => (1, GPUS_PER_NODE_MAX),
+        "nodes" => (0, NODES_MAX),
+        "max_nodes" => (1, NODES_MAX),
+        "amortization_months" | "term_months" => (1, HORIZON_MONTHS_MAX * 10),
+        "spot_fallback_after" => (1, u32::MAX),
+        _ => return None,
+    })
+}
+
+/// Years a scenario may start in: the calendar of any horizon (at most 100 years) stays well
+/// inside the dates jiff can count.
+pub const START_YEAR_MIN: i16 = 1970;
+pub const START_YEAR_MAX: i16 = 2200;
 pub const REPLICATIONS_MAX: u32 = 1_000_000;
 pub const NODES_MAX: u32 = 1_000_000;
 pub const GPUS_PER_NODE_MAX: u32 = 1024;
@@ -173,10 +195,8 @@ impl Checker<'_> {
     }
 
     fn name(&mut self, name: &str, field: &str) {
-        if name.trim().is_empty() {
-            self.push(field, "must not be empty");
-        } else if name.contains('.') || name.contains('=') || name.contains(',') {
-            self.push(field, format!("`{name}` must not contain `.`, `=` or `,` (they separate --set paths and values)"));
+        if let Some(problem) = names::problem(name, NameKind::Path) {
+            self.push(field, problem);
         }
     }
 
@@ -374,7 +394,16 @@ fn check_header(
         .name
         .clone()
         .unwrap_or_else(|| default_name.to_string());
-    c.name(&name, "name");
+    if let Some(problem) = names::problem(&name, NameKind::Path) {
+        let problem = if file.name.is_none() {
+            format!(
+                "{problem} (the file sets no `name`, so its file name is used: add name = \"...\")"
+            )
+        } else {
+            problem
+        };
+        c.push("name", problem);
+    }
     resolved.name = Some(name.clone());
 
     let start = match c.required(
@@ -389,7 +418,17 @@ fn check_header(
                 other => other.to_string(),
             };
             match text.parse::<jiff::civil::Date>() {
-                Ok(date) => Some(date),
+                Ok(date) if (START_YEAR_MIN..=START_YEAR_MAX).contains(&date.year()) => Some(date),
+                Ok(_) => {
+                    c.push(
+                        "start",
+                        format!(
+                            "must be a date from {START_YEAR_MIN}-01-01 to {START_YEAR_MAX}-12-31, got {}",
+                            describe(value)
+                        ),
+                    );
+                    None
+                }
                 Err(_) => {
                     c.push(
                         "start",
@@ -427,14 +466,22 @@ fn check_header(
         1,
         REPLICATIONS_MAX,
     );
-    let seed = file.seed.unwrap_or(DEFAULT_SEED);
+    let seed = file.seed.map_or(DEFAULT_SEED, |seed| seed.0);
     let currency = file.currency.clone().unwrap_or_else(|| "EUR".to_string());
     if currency.trim().is_empty() {
         c.push("currency", "must not be empty (e.g. \"EUR\")");
+    } else if currency.chars().count() > 16 || currency.chars().any(char::is_control) {
+        c.push(
+            "currency",
+            format!(
+                "must be at most 16 characters without control characters (e.g. \"EUR\"), got {}",
+                names::shown(&currency)
+            ),
+        );
     }
     resolved.warmup_days = Some(warmup_days);
     resolved.replications = Some(replications);
-    resolved.seed = Some(seed);
+    resolved.seed = Some(Seed(seed));
     resolved.currency = Some(currency.clone());
     Header {
         name,

@@ -10,6 +10,7 @@ use super::workloads::{
 use super::{Checker, GPUS_PER_NODE_MAX};
 use crate::scenario::config::*;
 use crate::scenario::file::*;
+use crate::scenario::names::NameKind;
 
 /// Default step of the autoscaler, hours.
 pub const AUTOSCALE_EVERY_H: f64 = 0.25;
@@ -104,6 +105,11 @@ fn check_service(
         24.0 * 7.0,
     );
     let team = s.team.clone().unwrap_or_else(|| s.name.clone());
+    if s.team.is_some()
+        && let Some(problem) = crate::scenario::names::problem(&team, NameKind::Team)
+    {
+        c.push(&f("team"), problem);
+    }
     resolved.gpu = gpu_name;
     resolved.accepts = Some(accepts);
     resolved.team = Some(team.clone());

@@ -9,6 +9,7 @@ use super::distributions::{duration_dist, gpu_mix};
 use super::{Checker, DAILY_PRESETS, NUMBER_MAX, describe, number_of};
 use crate::scenario::config::*;
 use crate::scenario::file::*;
+use crate::scenario::names::NameKind;
 use crate::scenario::overrides::did_you_mean;
 
 /// Checks every workload (names unique).
@@ -113,6 +114,11 @@ fn check_workload(
     let checkpoint = w.checkpoint.as_ref().and_then(|cp| checkpoint(c, cp, at));
     let deadline_h = w.deadline_h.map(|d| c.positive(d, &f("deadline_h")));
     let team = w.team.clone().unwrap_or_else(|| w.name.clone());
+    if w.team.is_some()
+        && let Some(problem) = crate::scenario::names::problem(&team, NameKind::Team)
+    {
+        c.push(&f("team"), problem);
+    }
     resolved.growth_per_month = Some(growth);
     resolved.gpu = gpu_name.clone();
     resolved.accepts = Some(accepts);

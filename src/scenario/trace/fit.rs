@@ -118,29 +118,7 @@ const DAYS_PER_MONTH: f64 = 30.436_875;
 pub fn fit(trace: &Trace, options: &FitOptions) -> Result<Fit, String> {
     let jobs = &trace.jobs;
     assert!(!jobs.is_empty(), "a trace has jobs");
-    let first_day = (jobs[0].submit_h / 24.0).floor() as i64;
-    let last_day = (jobs[jobs.len() - 1].submit_h / 24.0).floor() as i64;
-    let whole_days = last_day - first_day + 1 >= 3;
-    let (frame_start_h, frame_end_h) = if whole_days {
-        ((first_day + 1) as f64 * 24.0, last_day as f64 * 24.0)
-    } else {
-        let span = trace.span_h().max(1.0);
-        (jobs[0].submit_h, jobs[0].submit_h + span)
-    };
-    let frame_days = (frame_end_h - frame_start_h) / 24.0;
-    let frame_start = match trace.origin {
-        Some(origin) if whole_days => Some(
-            origin
-                .checked_add(jiff::Span::new().days(first_day + 1))
-                .map_err(|e| e.to_string())?,
-        ),
-        _ => None,
-    };
-    let dated = frame_start.is_some();
-    let calendar_start = frame_start.unwrap_or(NOMINAL_START);
-    let months = (frame_days / 28.0).ceil() as u32 + 1;
-    let calendar = Calendar::new(calendar_start, months);
-
+    let frame = Frame::of(trace)?;
     // The trace's GPU type, if all jobs name the same one.
     let gpu = options
         .gpu
@@ -149,9 +127,98 @@ pub fn fit(trace: &Trace, options: &FitOptions) -> Result<Fit, String> {
             [only] if jobs.iter().all(|j| j.gpu == 1) => Some(only.clone()),
             _ => None,
         });
+    let mut fitted = Vec::new();
+    let mut skipped = Vec::new();
+    for class in classes(trace, options) {
+        match fit_class(trace, &frame, class) {
+            Ok(class) => fitted.push(class),
+            // Its jobs all fall on the partial first or last day: no rate to fit.
+            Err(skip) => skipped.push(skip),
+        }
+    }
+    if fitted.is_empty() {
+        return Err(
+            "no job falls in the trace's whole days (all but its first and last calendar day): nothing to fit a rate to"
+                .to_string(),
+        );
+    }
+    Ok(Fit {
+        workloads: fitted,
+        skipped,
+        frame_start: frame.start,
+        frame_days: frame.days,
+        whole_days: frame.whole_days,
+        gpu,
+        gpu_given: options.gpu.is_some(),
+        jobs: jobs.len(),
+    })
+}
 
-    // Classes.
-    let mut classes: Vec<(String, Option<String>, Vec<usize>)> = Vec::new();
+/// The part of the trace rates are fitted to: its whole calendar days (all but the first and
+/// the last, usually partial) when it spans three or more, else its whole span.
+struct Frame {
+    start_h: f64,
+    end_h: f64,
+    days: f64,
+    /// The first day, when the trace has dates and whole days.
+    start: Option<jiff::civil::Date>,
+    whole_days: bool,
+    calendar: Calendar,
+    /// Whole days, at least 1.
+    day_count: i64,
+}
+
+impl Frame {
+    fn of(trace: &Trace) -> Result<Self, String> {
+        let jobs = &trace.jobs;
+        let first_day = (jobs[0].submit_h / 24.0).floor() as i64;
+        let last_day = (jobs[jobs.len() - 1].submit_h / 24.0).floor() as i64;
+        let whole_days = last_day - first_day + 1 >= 3;
+        let (start_h, end_h) = if whole_days {
+            ((first_day + 1) as f64 * 24.0, last_day as f64 * 24.0)
+        } else {
+            let span = trace.span_h().max(1.0);
+            (jobs[0].submit_h, jobs[0].submit_h + span)
+        };
+        let days = (end_h - start_h) / 24.0;
+        let start = match trace.origin {
+            Some(origin) if whole_days => Some(
+                origin
+                    .checked_add(jiff::Span::new().days(first_day + 1))
+                    .map_err(|e| e.to_string())?,
+            ),
+            _ => None,
+        };
+        let months = (days / 28.0).ceil() as u32 + 1;
+        Ok(Frame {
+            start_h,
+            end_h,
+            days,
+            start,
+            whole_days,
+            calendar: Calendar::new(start.unwrap_or(NOMINAL_START), months),
+            day_count: days.round().max(1.0) as i64,
+        })
+    }
+
+    /// The frame day of trace hour `h`, from 0.
+    fn day_of(&self, h: f64) -> i64 {
+        ((h - self.start_h) / 24.0).floor() as i64
+    }
+
+    /// Weekday (Monday 0) of frame day `d` (of the nominal start when the trace has no dates).
+    fn weekday_of(&self, d: i64) -> usize {
+        (i64::from(self.calendar.start_weekday) + d).rem_euclid(7) as usize
+    }
+}
+
+/// A class of jobs to fit one workload to: its name, team and jobs (indices).
+type Class = (String, Option<String>, Vec<usize>);
+
+/// The jobs split by GPU count or by team.
+fn classes(trace: &Trace, options: &FitOptions) -> Vec<Class> {
+    let jobs = &trace.jobs;
+    let mut classes: Vec<Class> = Vec::new();
     match options.by {
         SplitBy::Gpus => {
             let sizes = [
@@ -166,7 +233,7 @@ pub fn fit(trace: &Trace, options: &FitOptions) -> Result<Fit, String> {
                     .filter(|j| range.contains(&jobs[*j].gpus))
                     .collect();
                 if !members.is_empty() {
-                    classes.push((format!("{}-{suffix}", options.name), None, members));
+                    classes.push((workload_name(&options.name, suffix), None, members));
                 }
             }
         }
@@ -188,11 +255,11 @@ pub fn fit(trace: &Trace, options: &FitOptions) -> Result<Fit, String> {
                     other.extend(members);
                     continue;
                 }
-                let label = team.unwrap_or("no-team");
-                let mut name = format!("{}-{}", options.name, sanitize(label));
+                let label = sanitize(team.unwrap_or("no-team"));
+                let mut name = workload_name(&options.name, &label);
                 let mut n = 2;
                 while !used.insert(name.clone()) {
-                    name = format!("{}-{}-{n}", options.name, sanitize(label));
+                    name = workload_name(&options.name, &format!("{label}-{n}"));
                     n += 1;
                 }
                 classes.push((name, team.map(str::to_string), members));
@@ -200,242 +267,278 @@ pub fn fit(trace: &Trace, options: &FitOptions) -> Result<Fit, String> {
             if !other.is_empty() {
                 other.sort_unstable();
                 classes.push((
-                    format!("{}-other-teams", options.name),
+                    workload_name(&options.name, "other-teams"),
                     Some("other".into()),
                     other,
                 ));
             }
         }
     }
+    classes
+}
 
-    let frame_day_of = |h: f64| ((h - frame_start_h) / 24.0).floor() as i64;
-    let day_count = frame_days.round().max(1.0) as i64;
-    // Weekday of each frame day (Monday 0), when the trace has dates.
-    let weekday_of = |d: i64| (i64::from(calendar.start_weekday) + d).rem_euclid(7) as usize;
+/// `prefix-suffix`, the prefix cut so that the name stays within the length a scenario
+/// accepts (the suffix tells classes apart, so it is kept whole when it can be).
+fn workload_name(prefix: &str, suffix: &str) -> String {
+    let max = crate::scenario::names::NAME_CHARS_MAX;
+    let suffix: String = suffix.chars().take(max / 2).collect();
+    let room = max - suffix.chars().count() - 1;
+    let prefix: String = prefix.chars().take(room).collect();
+    format!("{prefix}-{suffix}")
+}
 
-    let mut fitted = Vec::new();
-    let mut skipped = Vec::new();
-    for (name, team, members) in classes {
-        let in_frame: Vec<usize> = members
-            .iter()
-            .copied()
-            .filter(|j| (frame_start_h..frame_end_h).contains(&jobs[*j].submit_h))
-            .collect();
-        let n_frame = in_frame.len();
-        if n_frame == 0 {
-            // Its jobs all fall on the partial first or last day: no rate to fit.
-            skipped.push((name, members.len()));
-            continue;
-        }
+/// Fits one workload to a class of jobs, or says why not (its name and jobs: none of them
+/// falls in the frame).
+fn fit_class(trace: &Trace, frame: &Frame, class: Class) -> Result<Fitted, (String, usize)> {
+    let jobs = &trace.jobs;
+    let (name, team, members) = class;
+    let in_frame: Vec<usize> = members
+        .iter()
+        .copied()
+        .filter(|j| (frame.start_h..frame.end_h).contains(&jobs[*j].submit_h))
+        .collect();
+    let n_frame = in_frame.len();
+    if n_frame == 0 {
+        return Err((name, members.len()));
+    }
+    let (weekly, daily) = profiles(trace, frame, &in_frame);
+    let growth_fitted = growth(trace, frame, &in_frame);
+    let growth = match growth_fitted {
+        Some((g, se)) if g.abs() >= 2.0 * se => g.clamp(-0.9, 10.0),
+        _ => 0.0,
+    };
+    let rate = Rate {
+        weekly: weekly.unwrap_or([1.0; 7]),
+        daily: daily.unwrap_or([1.0; 24]),
+        growth,
+    };
 
-        // Weekly and daily profiles.
-        let weekly = (dated && whole_days && frame_days >= 14.0 && n_frame >= 70).then(|| {
-            let mut days = [0usize; 7];
-            for d in 0..day_count {
-                days[weekday_of(d)] += 1;
-            }
-            let mut counts = [0usize; 7];
-            for j in &in_frame {
-                counts[weekday_of(frame_day_of(jobs[*j].submit_h))] += 1;
-            }
-            let rates: Vec<Option<f64>> = (0..7)
-                .map(|w| (days[w] > 0).then(|| counts[w] as f64 / days[w] as f64))
-                .collect();
-            let present: Vec<f64> = rates.iter().flatten().copied().collect();
-            let mean = present.iter().sum::<f64>() / present.len() as f64;
-            let mut weekly = [1.0; 7];
-            for w in 0..7 {
-                if let Some(rate) = rates[w] {
-                    weekly[w] = if mean > 0.0 { rate / mean } else { 1.0 };
-                }
-            }
-            weekly
-        });
-        let daily = (whole_days && n_frame >= 240).then(|| {
-            let mut counts = [0usize; 24];
-            for j in &in_frame {
-                let hour = (jobs[*j].submit_h - frame_start_h).rem_euclid(24.0).floor() as usize;
-                counts[hour.min(23)] += 1;
-            }
-            let mean = n_frame as f64 / 24.0;
-            let mut daily = [0.0; 24];
-            for h in 0..24 {
-                daily[h] = counts[h] as f64 / mean;
-            }
-            daily
-        });
-        let weekly_or_flat = weekly.unwrap_or([1.0; 7]);
-        let daily_or_flat = daily.unwrap_or([1.0; 24]);
-
-        // Growth: whole weeks of the frame.
-        let weeks = if whole_days { day_count / 7 } else { 0 };
-        let growth_fitted = (weeks >= 4 && n_frame > 0)
-            .then(|| {
-                let mut counts = vec![0.0; weeks as usize];
-                for j in &in_frame {
-                    let week = frame_day_of(jobs[*j].submit_h) / 7;
-                    if week < weeks {
-                        counts[week as usize] += 1.0;
-                    }
-                }
-                poisson_trend(&counts)
-            })
-            .flatten()
-            .map(|(slope, se)| {
-                let per_month = DAYS_PER_MONTH / 7.0;
-                let growth = (slope * per_month).exp() - 1.0;
-                (growth, (1.0 + growth) * per_month * se)
-            });
-        let growth = match growth_fitted {
-            Some((g, se)) if g.abs() >= 2.0 * se => g.clamp(-0.9, 10.0),
-            _ => 0.0,
-        };
-
-        // The rate that gives the frame's jobs in expectation.
-        let month_factor = |d: i64| (1.0 + growth).powi(calendar.month_of(d as f64 * 24.0) as i32);
-        let (arrivals_per_day, at_end) = if whole_days {
-            let weight: f64 = (0..day_count)
-                .map(|d| weekly_or_flat[weekday_of(d)] * month_factor(d))
-                .sum();
-            let base = n_frame as f64 / weight;
-            (base, base * month_factor(day_count - 1))
-        } else {
-            let per_day = n_frame as f64 / frame_days;
-            (per_day, per_day)
-        };
-
-        // GPUs.
-        let mut counts: BTreeMap<u32, usize> = BTreeMap::new();
-        for j in &members {
-            *counts.entry(jobs[*j].gpus).or_default() += 1;
-        }
-        let gpus: Vec<(u32, f64)> = counts
-            .into_iter()
-            .map(|(g, n)| (g, n as f64 / members.len() as f64))
-            .collect();
-
-        let mean_gpus: f64 = gpus.iter().map(|(g, p)| f64::from(*g) * p).sum();
-
-        // Durations.
-        let mut durations: Vec<f64> = members.iter().map(|j| jobs[*j].duration_h).collect();
-        durations.sort_by(f64::total_cmp);
-        let points = quantile_points(&durations);
-        let mean_h = durations.iter().sum::<f64>() / durations.len() as f64;
-        let fitted_mean = if points.last().is_some_and(|p| p.0 > 0.0) {
-            DurationDist::Empirical {
-                points: points.clone(),
-            }
-            .mean_h()
-        } else {
-            0.0
-        };
-        let ks = ks_distance(&durations, &points);
-        let gpu_hours: f64 = members
-            .iter()
-            .map(|j| f64::from(jobs[*j].gpus) * jobs[*j].duration_h)
+    // The rate that gives the frame's jobs in expectation.
+    let (arrivals_per_day, at_end) = if frame.whole_days {
+        let weight: f64 = (0..frame.day_count)
+            .map(|d| rate.weekly[frame.weekday_of(d)] * rate.month_factor(frame, d))
             .sum();
+        let base = n_frame as f64 / weight;
+        (base, base * rate.month_factor(frame, frame.day_count - 1))
+    } else {
+        let per_day = n_frame as f64 / frame.days;
+        (per_day, per_day)
+    };
 
-        // Arrivals per hour of the frame against the fitted rate.
-        let hours = (frame_end_h - frame_start_h).ceil().max(1.0) as usize;
-        let mut observed = vec![0.0; hours];
-        for j in &in_frame {
-            let h = ((jobs[*j].submit_h - frame_start_h).floor() as usize).min(hours - 1);
-            observed[h] += 1.0;
-        }
-        let expected: Vec<f64> = (0..hours)
-            .map(|h| {
-                if whole_days {
-                    let d = (h / 24) as i64;
-                    arrivals_per_day / 24.0
-                        * daily_or_flat[h % 24]
-                        * weekly_or_flat[weekday_of(d)]
-                        * month_factor(d)
-                } else {
-                    n_frame as f64 / hours as f64
-                }
-            })
-            .collect();
-        let per_hour = observed.iter().sum::<f64>() / hours as f64;
-        let per_hour_fit = expected.iter().sum::<f64>() / hours as f64;
-        let positive: Vec<(f64, f64)> = observed
-            .iter()
-            .zip(&expected)
-            .filter(|(_, e)| **e > 0.0)
-            .map(|(o, e)| (*o, *e))
-            .collect();
-        let dispersion = if positive.is_empty() {
-            f64::NAN
-        } else {
-            positive
-                .iter()
-                .map(|(o, e)| (o - e).powi(2) / e)
-                .sum::<f64>()
-                / positive.len() as f64
-        };
-        let mut week_observed = [0.0; 168];
-        let mut week_expected = [0.0; 168];
-        for h in 0..hours {
-            let how = if whole_days {
-                weekday_of((h / 24) as i64) * 24 + h % 24
-            } else {
-                h % 168
-            };
-            week_observed[how] += observed[h];
-            week_expected[how] += expected[h];
-        }
-        let week: Vec<(f64, f64)> = week_observed
-            .iter()
-            .zip(&week_expected)
-            .filter(|(_, e)| **e > 0.0)
-            .map(|(o, e)| (*o, *e))
-            .collect();
-        let week_dispersion = if week.is_empty() {
-            f64::NAN
-        } else {
-            week.iter().map(|(o, e)| (o - e).powi(2) / e).sum::<f64>() / week.len() as f64
-        };
+    // GPUs.
+    let mut counts: BTreeMap<u32, usize> = BTreeMap::new();
+    for j in &members {
+        *counts.entry(jobs[*j].gpus).or_default() += 1;
+    }
+    let gpus: Vec<(u32, f64)> = counts
+        .into_iter()
+        .map(|(g, n)| (g, n as f64 / members.len() as f64))
+        .collect();
+    let mean_gpus: f64 = gpus.iter().map(|(g, p)| f64::from(*g) * p).sum();
 
-        fitted.push(Fitted {
-            name,
-            team,
-            jobs: members.len(),
-            jobs_in_frame: n_frame,
-            gpu_hours,
-            arrivals_per_day,
-            arrivals_per_day_at_end: at_end,
-            daily,
-            weekly,
-            growth_per_month: growth,
-            growth_fitted,
-            gpus,
-            points,
-            duration_mean_h: mean_h,
-            duration_mean_fit_h: fitted_mean,
-            gpu_hours_per_job: gpu_hours / members.len() as f64,
-            gpu_hours_per_job_fit: mean_gpus * fitted_mean,
-            ks,
-            per_hour,
-            per_hour_fit,
-            dispersion,
-            week_dispersion,
-        });
-    }
-    if fitted.is_empty() {
-        return Err(
-            "no job falls in the trace's whole days (all but its first and last calendar day): nothing to fit a rate to"
-                .to_string(),
-        );
-    }
-    Ok(Fit {
-        workloads: fitted,
-        skipped,
-        frame_start,
-        frame_days,
-        whole_days,
-        gpu,
-        gpu_given: options.gpu.is_some(),
-        jobs: jobs.len(),
+    // Durations.
+    let mut durations: Vec<f64> = members.iter().map(|j| jobs[*j].duration_h).collect();
+    durations.sort_by(f64::total_cmp);
+    let points = quantile_points(&durations);
+    let mean_h = durations.iter().sum::<f64>() / durations.len() as f64;
+    let fitted_mean = if points.last().is_some_and(|p| p.0 > 0.0) {
+        DurationDist::Empirical {
+            points: points.clone(),
+        }
+        .mean_h()
+    } else {
+        0.0
+    };
+    let ks = ks_distance(&durations, &points);
+    let gpu_hours: f64 = members
+        .iter()
+        .map(|j| f64::from(jobs[*j].gpus) * jobs[*j].duration_h)
+        .sum();
+    let arrivals = arrivals_fit(trace, frame, &in_frame, &rate, arrivals_per_day);
+    Ok(Fitted {
+        name,
+        team,
+        jobs: members.len(),
+        jobs_in_frame: n_frame,
+        gpu_hours,
+        arrivals_per_day,
+        arrivals_per_day_at_end: at_end,
+        daily,
+        weekly,
+        growth_per_month: growth,
+        growth_fitted,
+        gpus,
+        points,
+        duration_mean_h: mean_h,
+        duration_mean_fit_h: fitted_mean,
+        gpu_hours_per_job: gpu_hours / members.len() as f64,
+        gpu_hours_per_job_fit: mean_gpus * fitted_mean,
+        ks,
+        per_hour: arrivals.per_hour,
+        per_hour_fit: arrivals.per_hour_fit,
+        dispersion: arrivals.dispersion,
+        week_dispersion: arrivals.week_dispersion,
     })
+}
+
+/// The weekly profile (two weeks of dated whole days and 70 jobs at least) and the daily one
+/// (240 jobs at least), relative to their means.
+fn profiles(
+    trace: &Trace,
+    frame: &Frame,
+    in_frame: &[usize],
+) -> (Option<[f64; 7]>, Option<[f64; 24]>) {
+    let jobs = &trace.jobs;
+    let n_frame = in_frame.len();
+    let dated = frame.start.is_some();
+    let weekly = (dated && frame.whole_days && frame.days >= 14.0 && n_frame >= 70).then(|| {
+        let mut days = [0usize; 7];
+        for d in 0..frame.day_count {
+            days[frame.weekday_of(d)] += 1;
+        }
+        let mut counts = [0usize; 7];
+        for j in in_frame {
+            counts[frame.weekday_of(frame.day_of(jobs[*j].submit_h))] += 1;
+        }
+        let rates: Vec<Option<f64>> = (0..7)
+            .map(|w| (days[w] > 0).then(|| counts[w] as f64 / days[w] as f64))
+            .collect();
+        let present: Vec<f64> = rates.iter().flatten().copied().collect();
+        let mean = present.iter().sum::<f64>() / present.len() as f64;
+        let mut weekly = [1.0; 7];
+        for w in 0..7 {
+            if let Some(rate) = rates[w] {
+                weekly[w] = if mean > 0.0 { rate / mean } else { 1.0 };
+            }
+        }
+        weekly
+    });
+    let daily = (frame.whole_days && n_frame >= 240).then(|| {
+        let mut counts = [0usize; 24];
+        for j in in_frame {
+            let hour = (jobs[*j].submit_h - frame.start_h).rem_euclid(24.0).floor() as usize;
+            counts[hour.min(23)] += 1;
+        }
+        let mean = n_frame as f64 / 24.0;
+        let mut daily = [0.0; 24];
+        for h in 0..24 {
+            daily[h] = counts[h] as f64 / mean;
+        }
+        daily
+    });
+    (weekly, daily)
+}
+
+/// Growth per month and its standard error, from a Poisson trend over the frame's whole
+/// weeks (four at least).
+fn growth(trace: &Trace, frame: &Frame, in_frame: &[usize]) -> Option<(f64, f64)> {
+    let weeks = if frame.whole_days {
+        frame.day_count / 7
+    } else {
+        0
+    };
+    if weeks < 4 || in_frame.is_empty() {
+        return None;
+    }
+    let mut counts = vec![0.0; weeks as usize];
+    for j in in_frame {
+        let week = frame.day_of(trace.jobs[*j].submit_h) / 7;
+        if week < weeks {
+            counts[week as usize] += 1.0;
+        }
+    }
+    poisson_trend(&counts).map(|(slope, se)| {
+        let per_month = DAYS_PER_MONTH / 7.0;
+        let growth = (slope * per_month).exp() - 1.0;
+        (growth, (1.0 + growth) * per_month * se)
+    })
+}
+
+/// The shape of a fitted arrival rate: profiles over the week and the day, growth.
+struct Rate {
+    weekly: [f64; 7],
+    daily: [f64; 24],
+    growth: f64,
+}
+
+impl Rate {
+    /// Growth's factor on frame day `d`, by calendar month.
+    fn month_factor(&self, frame: &Frame, d: i64) -> f64 {
+        (1.0 + self.growth).powi(frame.calendar.month_of(d as f64 * 24.0) as i32)
+    }
+}
+
+/// Arrivals per hour of the frame against the fitted rate: means and dispersions.
+struct ArrivalsFit {
+    per_hour: f64,
+    per_hour_fit: f64,
+    dispersion: f64,
+    week_dispersion: f64,
+}
+
+fn arrivals_fit(
+    trace: &Trace,
+    frame: &Frame,
+    in_frame: &[usize],
+    rate: &Rate,
+    arrivals_per_day: f64,
+) -> ArrivalsFit {
+    let jobs = &trace.jobs;
+    let n_frame = in_frame.len();
+    let hours = (frame.end_h - frame.start_h).ceil().max(1.0) as usize;
+    let mut observed = vec![0.0; hours];
+    for j in in_frame {
+        let h = ((jobs[*j].submit_h - frame.start_h).floor() as usize).min(hours - 1);
+        observed[h] += 1.0;
+    }
+    let expected: Vec<f64> = (0..hours)
+        .map(|h| {
+            if frame.whole_days {
+                let d = (h / 24) as i64;
+                arrivals_per_day / 24.0
+                    * rate.daily[h % 24]
+                    * rate.weekly[frame.weekday_of(d)]
+                    * rate.month_factor(frame, d)
+            } else {
+                n_frame as f64 / hours as f64
+            }
+        })
+        .collect();
+    let per_hour = observed.iter().sum::<f64>() / hours as f64;
+    let per_hour_fit = expected.iter().sum::<f64>() / hours as f64;
+    let mut week_observed = [0.0; 168];
+    let mut week_expected = [0.0; 168];
+    for h in 0..hours {
+        let how = if frame.whole_days {
+            frame.weekday_of((h / 24) as i64) * 24 + h % 24
+        } else {
+            h % 168
+        };
+        week_observed[how] += observed[h];
+        week_expected[how] += expected[h];
+    }
+    ArrivalsFit {
+        per_hour,
+        per_hour_fit,
+        dispersion: dispersion(&observed, &expected),
+        week_dispersion: dispersion(&week_observed, &week_expected),
+    }
+}
+
+/// Mean of (observed - expected)² / expected over the cells expecting arrivals (1 for a
+/// Poisson process of the fitted rate), NaN when none does.
+fn dispersion(observed: &[f64], expected: &[f64]) -> f64 {
+    let cells: Vec<(f64, f64)> = observed
+        .iter()
+        .zip(expected)
+        .filter(|(_, e)| **e > 0.0)
+        .map(|(o, e)| (*o, *e))
+        .collect();
+    if cells.is_empty() {
+        f64::NAN
+    } else {
+        cells.iter().map(|(o, e)| (o - e).powi(2) / e).sum::<f64>() / cells.len() as f64
+    }
 }
 
 /// Workload names: letters, digits, `-` and `_`.

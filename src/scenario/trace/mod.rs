@@ -471,6 +471,17 @@ impl Builder {
             Some(name) => match self.team_index.get(name) {
                 Some(index) => *index,
                 None => {
+                    // Teams become rows of teams.csv, chart labels and terminal lines.
+                    if let Some(problem) = crate::scenario::names::problem(
+                        name,
+                        crate::scenario::names::NameKind::Team,
+                    ) {
+                        return Err(TraceError::Value {
+                            path: self.path.clone(),
+                            at: format!("line {}", job.line),
+                            problem: format!("the job's team {problem}"),
+                        });
+                    }
                     let index = self.teams.len() as u32;
                     self.teams.push(name.to_string());
                     self.team_index.insert(name.to_string(), index);

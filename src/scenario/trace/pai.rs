@@ -95,6 +95,16 @@ fn number_at(
 
 pub fn read(path: &Path, builder: &mut Builder) -> Result<(), TraceError> {
     let (job_path, task_path) = tables(path);
+    let (mut jobs, by_name) = read_jobs(job_path, builder)?;
+    read_tasks(&task_path, builder, &mut jobs, &by_name)?;
+    push_jobs(jobs, builder)
+}
+
+/// The jobs of pai_job_table.csv, and each one's index by name.
+fn read_jobs(
+    job_path: PathBuf,
+    builder: &mut Builder,
+) -> Result<(Vec<Job>, HashMap<String, usize>), TraceError> {
     let mut jobs: Vec<Job> = Vec::new();
     let mut by_name: HashMap<String, usize> = HashMap::new();
 
@@ -140,9 +150,19 @@ pub fn read(path: &Path, builder: &mut Builder) -> Result<(), TraceError> {
             return Err(TraceError::TooManyJobs { path: job_path });
         }
     }
+    Ok((jobs, by_name))
+}
 
+/// Adds each task of pai_task_table.csv to its job: GPUs (`plan_gpu` percent x instances),
+/// GPU type, first start and last end.
+fn read_tasks(
+    task_path: &Path,
+    builder: &mut Builder,
+    jobs: &mut [Job],
+    by_name: &HashMap<String, usize>,
+) -> Result<(), TraceError> {
     let mut table = Table::open(
-        &task_path,
+        task_path,
         b',',
         true,
         Header::Optional {
@@ -209,6 +229,11 @@ pub fn read(path: &Path, builder: &mut Builder) -> Result<(), TraceError> {
             _ => {}
         }
     }
+    Ok(())
+}
+
+/// Hands the jobs that ran on GPUs and finished to the builder; counts the others.
+fn push_jobs(jobs: Vec<Job>, builder: &mut Builder) -> Result<(), TraceError> {
     for job in jobs {
         if job.gpu_fraction <= 0.0 {
             builder.dropped.no_gpu += 1;

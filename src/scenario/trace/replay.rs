@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use toml::Value;
 
 use super::super::check::{Checked, Issue};
-use super::super::config::{Checkpoint, DurationDist, GpuMix, PoolKind, Workload};
+use super::super::config::{Checkpoint, Config, DurationDist, GpuMix, PoolKind, Workload};
 use super::super::file::ScenarioFile;
 use super::super::lines::Lines;
 use super::super::overrides::did_you_mean;
@@ -418,9 +418,8 @@ pub fn attach(
     overridden: &BTreeSet<String>,
 ) -> Vec<Issue> {
     let mut issues = Vec::new();
-    let config = &mut checked.config;
     assert_eq!(
-        config.workloads.len(),
+        checked.config.workloads.len(),
         file.workload.len(),
         "a checked scenario has every workload"
     );
@@ -429,7 +428,7 @@ pub fn attach(
             continue;
         };
         let written = &file.workload[i];
-        let workload = &config.workloads[i];
+        let workload = &checked.config.workloads[i];
         assert_eq!(
             workload.name, written.name,
             "workloads keep the file's order"
@@ -438,291 +437,29 @@ pub fn attach(
         let mut push = |name: &str, problem: String| {
             issues.push(issue(lines, overridden, &format!("{at}.{name}"), problem));
         };
-
-        // GPU types of the trace: known to the scenario, with speeds when they differ.
-        let mut duration_factor = vec![1.0; trace.gpu_types.len() + 1];
-        for (t, name) in trace.gpu_types.iter().enumerate() {
-            let first = trace
-                .jobs
-                .iter()
-                .position(|j| usize::from(j.gpu) == t + 1)
-                .expect("a type is interned by its first job");
-            let count = trace
-                .jobs
-                .iter()
-                .filter(|j| usize::from(j.gpu) == t + 1)
-                .count();
-            let where_ = format!(
-                "{}: {}",
-                trace.path.display(),
-                trace.at(first, &trace.gpu_column)
-            );
-            // Exactly, else ignoring case (Slurm sites write `a100` for the scenario's `A100`).
-            let found = config.gpu_types.iter().position(|g| g == name).or_else(|| {
-                let mut same = config
-                    .gpu_types
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, g)| g.eq_ignore_ascii_case(name));
-                match (same.next(), same.next()) {
-                    (Some((index, _)), None) => Some(index),
-                    _ => None,
-                }
-            });
-            let Some(type_index) = found else {
-                push(
-                    "trace",
-                    format!(
-                        "{where_}: names GPU type `{name}` ({} job(s)) that no pool offers and [gpu_speed] does not name{}; add it to [gpu_speed] with its speed relative to the others (e.g. {name} = 0.5)",
-                        thousands(count as u64),
-                        did_you_mean(name, config.gpu_types.iter().map(String::as_str)),
-                    ),
-                );
-                continue;
-            };
-            if type_index != workload.gpu {
-                let gpu_name = &config.gpu_types[workload.gpu];
-                let mut missing = Vec::new();
-                let type_name = config.gpu_types[type_index].as_str();
-                for needed in [gpu_name.as_str(), type_name] {
-                    if !checked.resolved.gpu_speed.contains_key(needed) {
-                        missing.push(needed);
-                    }
-                }
-                if !missing.is_empty() {
-                    push(
-                        "trace",
-                        format!(
-                            "{where_}: jobs ran on {name} but the workload's gpu is {gpu_name}, and [gpu_speed] lacks {}; give both types a relative speed so the durations can be converted",
-                            missing.join(" and ")
-                        ),
-                    );
-                    continue;
-                }
-            }
-            duration_factor[t + 1] = config.gpu_speed[type_index] / config.gpu_speed[workload.gpu];
-        }
-
-        // Gangs every strategy can place somewhere.
-        for strategy in &config.strategies {
-            let mut largest: Option<(u64, &str)> = None;
-            let mut unbounded = false;
-            for &p in &strategy.pools {
-                let pool = &config.pools[p];
-                if workload.accepts_mask & (1 << pool.gpu) == 0
-                    || (pool.is_elastic() && strategy.burst_after_wait_h.is_none())
-                {
-                    continue;
-                }
-                let per_node = u64::from(pool.gpus_per_node);
-                let capacity = match &pool.kind {
-                    PoolKind::OnPrem(o) => Some(u64::from(o.nodes) * per_node),
-                    PoolKind::Reserved(r) => Some(u64::from(r.nodes) * per_node),
-                    PoolKind::OnDemand(e) | PoolKind::Spot(e, _) => {
-                        e.max_nodes.map(|m| u64::from(m) * per_node)
-                    }
-                };
-                match capacity {
-                    None => unbounded = true,
-                    Some(c) if largest.is_none_or(|(l, _)| c > l) => {
-                        largest = Some((c, pool.name.as_str()));
-                    }
-                    Some(_) => {}
-                }
-            }
-            let Some((capacity, pool_name)) = largest.filter(|_| !unbounded) else {
-                continue;
-            };
-            let too_large: Vec<usize> = trace
-                .jobs
-                .iter()
-                .enumerate()
-                .filter(|(_, j)| u64::from(j.gpus) > capacity)
-                .map(|(j, _)| j)
-                .collect();
-            if let Some(&first) = too_large.iter().min_by_key(|j| trace.jobs[**j].line) {
-                push(
-                    "trace",
-                    format!(
-                        "{}: {}: a job of {} GPUs fits no pool strategy `{}` may use (the largest, `{pool_name}`, has {capacity} GPUs); {} job(s) are larger than that; add capacity or an elastic pool, or leave such jobs out of the trace",
-                        trace.path.display(),
-                        trace.at(first, &trace.gpus_column),
-                        trace.jobs[first].gpus,
-                        strategy.name,
-                        thousands(too_large.len() as u64),
-                    ),
-                );
-            }
-        }
-
-        // How replications use it.
+        let duration_factor = duration_factors(checked, i, trace, &mut push);
+        check_gangs(&checked.config, i, trace, &mut push);
         let mode = written.replay.unwrap_or_default();
-        let horizon_h = config.horizon_h;
-        let jobs = trace.jobs.len();
-        let mut days: [Vec<TraceDay>; 2] = [Vec::new(), Vec::new()];
-        let mut shift_h = 0.0;
-        let per_day;
-        let name = &workload.name;
-        let shown = trace.path.display();
-        match mode {
-            Replay::Exact => {
-                shift_h = trace.jobs[0].submit_h;
-                let inside = trace
-                    .jobs
-                    .partition_point(|j| j.submit_h - shift_h < horizon_h);
-                if inside < jobs {
-                    checked.warnings.push(format!(
-                        "workload `{name}`: {} of the {} jobs of {shown} arrive after the horizon of {} month(s) and are not replayed; lengthen horizon_months to replay them all",
-                        thousands((jobs - inside) as u64),
-                        thousands(jobs as u64),
-                        config.horizon_months,
-                    ));
-                }
-                let span_days = trace.span_h() / 24.0;
-                if trace.span_h() + 24.0 < horizon_h {
-                    checked.warnings.push(format!(
-                        "workload `{name}`: {shown} covers {span_days:.1} days of the {:.0}-day horizon: with replay = \"exact\" no job arrives after day {:.0}; replay = \"bootstrap\" extends a trace by resampling its days",
-                        horizon_h / 24.0,
-                        span_days.ceil(),
-                    ));
-                }
-                per_day = inside as f64 / (horizon_h / 24.0);
-            }
-            Replay::Bootstrap => {
-                let first_day = (trace.jobs[0].submit_h / 24.0).floor() as i64;
-                let last_day = (trace.jobs[jobs - 1].submit_h / 24.0).floor() as i64;
-                let calendar_days = last_day - first_day + 1;
-                if calendar_days < 3 {
-                    push(
-                        "replay",
-                        format!(
-                            "\"bootstrap\" needs a trace of at least 3 calendar days (it resamples whole days and leaves out the first and the last, which are usually partial), but {shown} covers {calendar_days}; use replay = \"exact\""
-                        ),
-                    );
-                    per_day = jobs as f64;
-                } else {
-                    let origin_weekday = match trace.origin {
-                        Some(date) => i64::from(date.weekday().to_monday_zero_offset()),
-                        None => i64::from(config.calendar.start_weekday),
-                    };
-                    let mut all = Vec::new();
-                    for day in first_day + 1..last_day {
-                        let start_h = day as f64 * 24.0;
-                        let first = trace.jobs.partition_point(|j| j.submit_h < start_h);
-                        let end = trace.jobs.partition_point(|j| j.submit_h < start_h + 24.0);
-                        let entry = TraceDay {
-                            first: first as u32,
-                            end: end as u32,
-                            start_h,
-                        };
-                        let weekday = (origin_weekday + day).rem_euclid(7);
-                        days[usize::from(weekday >= 5)].push(entry);
-                        all.push(entry);
-                    }
-                    for (kind, other) in [(0, "weekend"), (1, "weekday")] {
-                        if days[kind].is_empty() {
-                            let this = if kind == 0 { "weekday" } else { "weekend day" };
-                            checked.warnings.push(format!(
-                                "workload `{name}`: {shown} has no whole {this} (its first and last days are left out as partial), so {this}s are drawn from its {other} days; a trace of two weeks or more keeps weekdays and weekends apart"
-                            ));
-                        }
-                    }
-                    if days[0].is_empty() || days[1].is_empty() {
-                        days = [all.clone(), all];
-                    }
-                    let whole: usize = days[0]
-                        .iter()
-                        .chain(&days[1])
-                        .map(|d| (d.end - d.first) as usize)
-                        .sum();
-                    per_day = whole as f64 / (days[0].len() + days[1].len()) as f64;
-                }
-            }
-        }
-
-        let checkpointable = trace.jobs.iter().filter(|j| j.checkpointable == 2).count();
-        if checkpointable > 0 && workload.checkpoint.is_none() {
-            checked.warnings.push(format!(
-                "workload `{name}`: {shown} marks {} job(s) checkpointable, but the workload has no `checkpoint` section, so they restart from zero when interrupted; add checkpoint = {{ every_h, write_h, restart_h }} to the workload",
-                thousands(checkpointable as u64)
-            ));
-        }
-        let dropped = trace.dropped.describe();
-        if !dropped.is_empty() {
-            checked.warnings.push(format!(
-                "workload `{name}`: {} of the {} jobs in {shown} are not replayed: {dropped}",
-                thousands(trace.dropped.total_jobs()),
-                thousands(trace.rows),
-            ));
-        }
-        if trace.rounded_up.0 > 0 {
-            checked.warnings.push(format!(
-                "workload `{name}`: {} job(s) of {shown} hold a fraction of a GPU; each is given whole GPUs (rounded up), adding {:.1} GPU-hours ({:.2} % of the trace's)",
-                thousands(trace.rounded_up.0),
-                trace.rounded_up.1,
-                100.0 * trace.rounded_up.1 / trace.gpu_hours().max(f64::MIN_POSITIVE),
-            ));
-        }
-
+        let days = replay_days(checked, i, trace, mode, &mut push);
+        trace_warnings(checked, i, trace);
         let trace_teams = written.team.is_none() && !trace.teams.is_empty();
-        let mut team_index = Vec::new();
-        if trace_teams {
-            for name in &trace.teams {
-                let index = match config.teams.iter().position(|t| t == name) {
-                    Some(index) => index,
-                    None => {
-                        config.teams.push(name.clone());
-                        config.teams.len() - 1
-                    }
-                };
-                team_index.push(index);
-            }
-            if config.teams.len() > TEAMS_MAX {
-                push(
-                    "trace",
-                    format!(
-                        "{shown} names {} teams, and the scenario would have {} with them, more than the {TEAMS_MAX} results are kept for; give the workload a `team` to count its jobs as one",
-                        thousands(trace.teams.len() as u64),
-                        thousands(config.teams.len() as u64),
-                    ),
-                );
-            }
-        }
+        let team_index = if trace_teams {
+            join_teams(&mut checked.config, trace, &mut push)
+        } else {
+            Vec::new()
+        };
+        let workload = &checked.config.workloads[i];
         let replay = TraceReplay {
             trace: Arc::clone(trace),
             mode,
             growth_per_month: workload.arrivals.growth_per_month,
-            shift_h,
-            days,
+            shift_h: days.shift_h,
+            days: days.days,
             duration_factor,
             trace_teams,
             team_index,
         };
-        // The workload's statistics now describe the trace (for anything that estimates).
-        let mut counts: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
-        let mut gpu_hours = 0.0;
-        for (j, job) in trace.jobs.iter().enumerate() {
-            *counts.entry(job.gpus).or_default() += 1;
-            gpu_hours += f64::from(job.gpus) * replay.job(j as u32).1;
-        }
-        let mut cumulative = 0.0;
-        let mut mix: Vec<(u32, f64)> = counts
-            .iter()
-            .map(|(gpus, n)| {
-                cumulative += *n as f64 / jobs as f64;
-                (*gpus, cumulative)
-            })
-            .collect();
-        mix.last_mut().expect("a trace has jobs").1 = 1.0;
-        let gpus_total: f64 = trace.jobs.iter().map(|j| f64::from(j.gpus)).sum();
-        let workload = &mut config.workloads[i];
-        workload.gpus = GpuMix { cumulative: mix };
-        // GPU-weighted mean: rate x mean GPUs x this = the trace's GPU-hour rate.
-        workload.duration_h = DurationDist::Fixed {
-            value_h: gpu_hours / gpus_total,
-        };
-        workload.arrivals.arrivals_per_day = per_day.max(f64::MIN_POSITIVE);
-        workload.trace = Some(Arc::new(replay));
+        describe_as_rates(&mut checked.config.workloads[i], replay, days.per_day);
 
         let resolved = &mut checked.resolved.workload[i];
         resolved.arrivals_per_day = None;
@@ -738,9 +475,337 @@ pub fn attach(
     issues
 }
 
+/// A problem of a trace workload's field (its name in the workload), reported by `attach`.
+type Push<'a> = dyn FnMut(&str, String) + 'a;
+
+/// The trace's GPU types, each known to the scenario (exactly, else ignoring case), and the
+/// factor its durations take on the workload's GPU type (from `[gpu_speed]`), by type index.
+fn duration_factors(checked: &Checked, i: usize, trace: &Trace, push: &mut Push<'_>) -> Vec<f64> {
+    let config = &checked.config;
+    let workload = &config.workloads[i];
+    let mut duration_factor = vec![1.0; trace.gpu_types.len() + 1];
+    for (t, name) in trace.gpu_types.iter().enumerate() {
+        let first = trace
+            .jobs
+            .iter()
+            .position(|j| usize::from(j.gpu) == t + 1)
+            .expect("a type is interned by its first job");
+        let count = trace
+            .jobs
+            .iter()
+            .filter(|j| usize::from(j.gpu) == t + 1)
+            .count();
+        let where_ = format!(
+            "{}: {}",
+            trace.path.display(),
+            trace.at(first, &trace.gpu_column)
+        );
+        // Exactly, else ignoring case (Slurm sites write `a100` for the scenario's `A100`).
+        let found = config.gpu_types.iter().position(|g| g == name).or_else(|| {
+            let mut same = config
+                .gpu_types
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| g.eq_ignore_ascii_case(name));
+            match (same.next(), same.next()) {
+                (Some((index, _)), None) => Some(index),
+                _ => None,
+            }
+        });
+        let Some(type_index) = found else {
+            push(
+                "trace",
+                format!(
+                    "{where_}: names GPU type `{name}` ({} job(s)) that no pool offers and [gpu_speed] does not name{}; add it to [gpu_speed] with its speed relative to the others (e.g. {name} = 0.5)",
+                    thousands(count as u64),
+                    did_you_mean(name, config.gpu_types.iter().map(String::as_str)),
+                ),
+            );
+            continue;
+        };
+        if type_index != workload.gpu {
+            let gpu_name = &config.gpu_types[workload.gpu];
+            let mut missing = Vec::new();
+            let type_name = config.gpu_types[type_index].as_str();
+            for needed in [gpu_name.as_str(), type_name] {
+                if !checked.resolved.gpu_speed.contains_key(needed) {
+                    missing.push(needed);
+                }
+            }
+            if !missing.is_empty() {
+                push(
+                    "trace",
+                    format!(
+                        "{where_}: jobs ran on {name} but the workload's gpu is {gpu_name}, and [gpu_speed] lacks {}; give both types a relative speed so the durations can be converted",
+                        missing.join(" and ")
+                    ),
+                );
+                continue;
+            }
+        }
+        duration_factor[t + 1] = config.gpu_speed[type_index] / config.gpu_speed[workload.gpu];
+    }
+    duration_factor
+}
+
+/// Gangs every strategy can place somewhere: a job larger than the largest pool a strategy
+/// may use (when none of them grows without bound) is reported with its line.
+fn check_gangs(config: &Config, i: usize, trace: &Trace, push: &mut Push<'_>) {
+    let workload = &config.workloads[i];
+    for strategy in &config.strategies {
+        let mut largest: Option<(u64, &str)> = None;
+        let mut unbounded = false;
+        for &p in &strategy.pools {
+            let pool = &config.pools[p];
+            if workload.accepts_mask & (1 << pool.gpu) == 0
+                || (pool.is_elastic() && strategy.burst_after_wait_h.is_none())
+            {
+                continue;
+            }
+            let per_node = u64::from(pool.gpus_per_node);
+            let capacity = match &pool.kind {
+                PoolKind::OnPrem(o) => Some(u64::from(o.nodes) * per_node),
+                PoolKind::Reserved(r) => Some(u64::from(r.nodes) * per_node),
+                PoolKind::OnDemand(e) | PoolKind::Spot(e, _) => {
+                    e.max_nodes.map(|m| u64::from(m) * per_node)
+                }
+            };
+            match capacity {
+                None => unbounded = true,
+                Some(c) if largest.is_none_or(|(l, _)| c > l) => {
+                    largest = Some((c, pool.name.as_str()));
+                }
+                Some(_) => {}
+            }
+        }
+        let Some((capacity, pool_name)) = largest.filter(|_| !unbounded) else {
+            continue;
+        };
+        let too_large: Vec<usize> = trace
+            .jobs
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| u64::from(j.gpus) > capacity)
+            .map(|(j, _)| j)
+            .collect();
+        if let Some(&first) = too_large.iter().min_by_key(|j| trace.jobs[**j].line) {
+            push(
+                "trace",
+                format!(
+                    "{}: {}: a job of {} GPUs fits no pool strategy `{}` may use (the largest, `{pool_name}`, has {capacity} GPUs); {} job(s) are larger than that; add capacity or an elastic pool, or leave such jobs out of the trace",
+                    trace.path.display(),
+                    trace.at(first, &trace.gpus_column),
+                    trace.jobs[first].gpus,
+                    strategy.name,
+                    thousands(too_large.len() as u64),
+                ),
+            );
+        }
+    }
+}
+
+/// How replications use a trace: the shift of an exact replay, the whole days a bootstrap
+/// draws from (weekdays, weekend days), and the jobs per day this gives.
+struct ReplayDays {
+    shift_h: f64,
+    days: [Vec<TraceDay>; 2],
+    per_day: f64,
+}
+
+fn replay_days(
+    checked: &mut Checked,
+    i: usize,
+    trace: &Trace,
+    mode: Replay,
+    push: &mut Push<'_>,
+) -> ReplayDays {
+    let config = &checked.config;
+    let horizon_h = config.horizon_h;
+    let jobs = trace.jobs.len();
+    let name = &config.workloads[i].name;
+    let shown = trace.path.display();
+    let mut days: [Vec<TraceDay>; 2] = [Vec::new(), Vec::new()];
+    match mode {
+        Replay::Exact => {
+            let shift_h = trace.jobs[0].submit_h;
+            let inside = trace
+                .jobs
+                .partition_point(|j| j.submit_h - shift_h < horizon_h);
+            if inside < jobs {
+                checked.warnings.push(format!(
+                    "workload `{name}`: {} of the {} jobs of {shown} arrive after the horizon of {} month(s) and are not replayed; lengthen horizon_months to replay them all",
+                    thousands((jobs - inside) as u64),
+                    thousands(jobs as u64),
+                    config.horizon_months,
+                ));
+            }
+            let span_days = trace.span_h() / 24.0;
+            if trace.span_h() + 24.0 < horizon_h {
+                checked.warnings.push(format!(
+                    "workload `{name}`: {shown} covers {span_days:.1} days of the {:.0}-day horizon: with replay = \"exact\" no job arrives after day {:.0}; replay = \"bootstrap\" extends a trace by resampling its days",
+                    horizon_h / 24.0,
+                    span_days.ceil(),
+                ));
+            }
+            ReplayDays {
+                shift_h,
+                days,
+                per_day: inside as f64 / (horizon_h / 24.0),
+            }
+        }
+        Replay::Bootstrap => {
+            let first_day = (trace.jobs[0].submit_h / 24.0).floor() as i64;
+            let last_day = (trace.jobs[jobs - 1].submit_h / 24.0).floor() as i64;
+            let calendar_days = last_day - first_day + 1;
+            if calendar_days < 3 {
+                push(
+                    "replay",
+                    format!(
+                        "\"bootstrap\" needs a trace of at least 3 calendar days (it resamples whole days and leaves out the first and the last, which are usually partial), but {shown} covers {calendar_days}; use replay = \"exact\""
+                    ),
+                );
+                return ReplayDays {
+                    shift_h: 0.0,
+                    days,
+                    per_day: jobs as f64,
+                };
+            }
+            let origin_weekday = match trace.origin {
+                Some(date) => i64::from(date.weekday().to_monday_zero_offset()),
+                None => i64::from(config.calendar.start_weekday),
+            };
+            let mut all = Vec::new();
+            for day in first_day + 1..last_day {
+                let start_h = day as f64 * 24.0;
+                let first = trace.jobs.partition_point(|j| j.submit_h < start_h);
+                let end = trace.jobs.partition_point(|j| j.submit_h < start_h + 24.0);
+                let entry = TraceDay {
+                    first: first as u32,
+                    end: end as u32,
+                    start_h,
+                };
+                let weekday = (origin_weekday + day).rem_euclid(7);
+                days[usize::from(weekday >= 5)].push(entry);
+                all.push(entry);
+            }
+            for (kind, other) in [(0, "weekend"), (1, "weekday")] {
+                if days[kind].is_empty() {
+                    let this = if kind == 0 { "weekday" } else { "weekend day" };
+                    checked.warnings.push(format!(
+                        "workload `{name}`: {shown} has no whole {this} (its first and last days are left out as partial), so {this}s are drawn from its {other} days; a trace of two weeks or more keeps weekdays and weekends apart"
+                    ));
+                }
+            }
+            if days[0].is_empty() || days[1].is_empty() {
+                days = [all.clone(), all];
+            }
+            let whole: usize = days[0]
+                .iter()
+                .chain(&days[1])
+                .map(|d| (d.end - d.first) as usize)
+                .sum();
+            let per_day = whole as f64 / (days[0].len() + days[1].len()) as f64;
+            ReplayDays {
+                shift_h: 0.0,
+                days,
+                per_day,
+            }
+        }
+    }
+}
+
+/// Warnings about what of a trace is not replayed as it was: checkpointable jobs without a
+/// checkpoint section, jobs left out, fractional GPUs rounded up.
+fn trace_warnings(checked: &mut Checked, i: usize, trace: &Trace) {
+    let workload = &checked.config.workloads[i];
+    let name = &workload.name;
+    let shown = trace.path.display();
+    let checkpointable = trace.jobs.iter().filter(|j| j.checkpointable == 2).count();
+    if checkpointable > 0 && workload.checkpoint.is_none() {
+        checked.warnings.push(format!(
+            "workload `{name}`: {shown} marks {} job(s) checkpointable, but the workload has no `checkpoint` section, so they restart from zero when interrupted; add checkpoint = {{ every_h, write_h, restart_h }} to the workload",
+            thousands(checkpointable as u64)
+        ));
+    }
+    let dropped = trace.dropped.describe();
+    if !dropped.is_empty() {
+        checked.warnings.push(format!(
+            "workload `{name}`: {} of the {} jobs in {shown} are not replayed: {dropped}",
+            thousands(trace.dropped.total_jobs()),
+            thousands(trace.rows),
+        ));
+    }
+    if trace.rounded_up.0 > 0 {
+        checked.warnings.push(format!(
+            "workload `{name}`: {} job(s) of {shown} hold a fraction of a GPU; each is given whole GPUs (rounded up), adding {:.1} GPU-hours ({:.2} % of the trace's)",
+            thousands(trace.rounded_up.0),
+            trace.rounded_up.1,
+            100.0 * trace.rounded_up.1 / trace.gpu_hours().max(f64::MIN_POSITIVE),
+        ));
+    }
+}
+
+/// The trace's teams join the scenario's (`teams.csv` has them): the index of each trace
+/// team in `config.teams`.
+fn join_teams(config: &mut Config, trace: &Trace, push: &mut Push<'_>) -> Vec<usize> {
+    let mut team_index = Vec::new();
+    for name in &trace.teams {
+        let index = match config.teams.iter().position(|t| t == name) {
+            Some(index) => index,
+            None => {
+                config.teams.push(name.clone());
+                config.teams.len() - 1
+            }
+        };
+        team_index.push(index);
+    }
+    if config.teams.len() > TEAMS_MAX {
+        push(
+            "trace",
+            format!(
+                "{} names {} teams, and the scenario would have {} with them, more than the {TEAMS_MAX} results are kept for; give the workload a `team` to count its jobs as one",
+                trace.path.display(),
+                thousands(trace.teams.len() as u64),
+                thousands(config.teams.len() as u64),
+            ),
+        );
+    }
+    team_index
+}
+
+/// Puts `replay` into the workload, whose statistics now describe the trace (for anything
+/// that estimates): its GPU mix, GPU-weighted mean duration and jobs per day.
+fn describe_as_rates(workload: &mut Workload, replay: TraceReplay, per_day: f64) {
+    let trace = &replay.trace;
+    let jobs = trace.jobs.len();
+    let mut counts: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
+    let mut gpu_hours = 0.0;
+    for (j, job) in trace.jobs.iter().enumerate() {
+        *counts.entry(job.gpus).or_default() += 1;
+        gpu_hours += f64::from(job.gpus) * replay.job(j as u32).1;
+    }
+    let mut cumulative = 0.0;
+    let mut mix: Vec<(u32, f64)> = counts
+        .iter()
+        .map(|(gpus, n)| {
+            cumulative += *n as f64 / jobs as f64;
+            (*gpus, cumulative)
+        })
+        .collect();
+    mix.last_mut().expect("a trace has jobs").1 = 1.0;
+    let gpus_total: f64 = trace.jobs.iter().map(|j| f64::from(j.gpus)).sum();
+    workload.gpus = GpuMix { cumulative: mix };
+    // GPU-weighted mean: rate x mean GPUs x this = the trace's GPU-hour rate.
+    workload.duration_h = DurationDist::Fixed {
+        value_h: gpu_hours / gpus_total,
+    };
+    workload.arrivals.arrivals_per_day = per_day.max(f64::MIN_POSITIVE);
+    workload.trace = Some(Arc::new(replay));
+}
+
 /// Removes the teams no job can have: a trace workload whose jobs all carry the trace's teams
 /// leaves its default team (its name) unused, and `teams.csv` would show it empty.
-fn drop_unused_teams(config: &mut super::super::Config) {
+fn drop_unused_teams(config: &mut Config) {
     let mut used = vec![false; config.teams.len()];
     for workload in &config.workloads {
         match &workload.trace {

@@ -21,6 +21,7 @@ mod input;
 mod slices;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -29,7 +30,6 @@ pub use input::{Metric, SWEEP_INPUT_FILES, SweepResults};
 
 use super::style::DrawResult;
 use super::{ChartError, Drawing, render_png, render_svg};
-use crate::output::{Staged, write_bytes};
 
 /// Every sweep chart file starts with this, and nothing else fleetsim writes into a sweep
 /// folder does.
@@ -148,25 +148,35 @@ pub fn is_chart_file(name: &str) -> bool {
 /// Draws every chart of the sweep folder `dir` as PNG and SVG beside its `sweep.csv` and
 /// returns the paths written. Nothing is renamed into place until every chart is drawn.
 pub fn draw_all(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
+    draw_all_until(dir, &AtomicBool::new(false))
+}
+
+/// [`draw_all`], stopped (with no chart file written) once `stop` is set.
+pub fn draw_all_until(dir: &Path, stop: &AtomicBool) -> Result<Vec<PathBuf>, ChartError> {
     let results = SweepResults::load(dir)?;
-    // Dropped on an error: the charts drawn so far go, no `.partial` stays.
-    let mut pending = Staged::default();
+    let charts = SweepChart::all(&results);
     let mut stems: Vec<String> = Vec::new();
-    for chart in SweepChart::all(&results) {
+    let mut files = Vec::new();
+    for chart in &charts {
         let mut stem = chart.file_stem(&results);
         // Two paths may only differ in characters a file name cannot hold.
         if stems.contains(&stem) {
             stem = format!("{stem}_{}", stems.len());
         }
         stems.push(stem.clone());
-        let png_name = format!("{stem}.png");
-        let png = chart.render_png(&results, &dir.join(&png_name))?;
-        pending.push(write_bytes(dir, &png_name, &png)?);
-        let svg_name = format!("{stem}.svg");
-        let svg = chart.render_svg(&results, &dir.join(&svg_name))?;
-        pending.push(write_bytes(dir, &svg_name, svg.as_bytes())?);
+        files.push((chart, format!("{stem}.png"), true));
+        files.push((chart, format!("{stem}.svg"), false));
     }
-    Ok(pending.commit_all()?)
+    let names: Vec<String> = files.iter().map(|(_, name, _)| name.clone()).collect();
+    super::draw_files(dir, &names, stop, |i| {
+        let (chart, name, png) = &files[i];
+        let path = dir.join(name);
+        if *png {
+            chart.render_png(&results, &path)
+        } else {
+            chart.render_svg(&results, &path).map(String::into_bytes)
+        }
+    })
 }
 
 #[cfg(test)]
