@@ -449,7 +449,7 @@ impl Run<'_> {
             charts: if skip_charts {
                 Vec::new()
             } else {
-                output::charts::file_names()
+                output::charts::file_names(!config.services.is_empty())
             },
             ..RunInfo::new(config, scenario, warnings)
         }

@@ -221,6 +221,8 @@ pub struct ServicePeriod {
 pub struct ServicePeriodRow {
     pub strategy: String,
     pub service: String,
+    /// Written as the column `month` or `hour`.
+    #[serde(alias = "month", alias = "hour")]
     pub period: String,
     pub gpus_demanded: f64,
     pub gpus_served: f64,

@@ -353,3 +353,70 @@ fn issue_11_chart_drawing_stops_when_asked() {
         .collect();
     assert!(written.is_empty(), "{written:?}");
 }
+
+/// Issue 13: a run with services draws `service_demand` (GPUs demanded, served and held, by
+/// month and hour of day) with every service and strategy named, and `plot` draws it again from
+/// the files; a run without services draws no such chart.
+#[test]
+fn issue_13_services_get_a_demand_chart() {
+    let dir = temp_dir("service-chart");
+    let out = dir.join("out");
+    let run = fleetsim(&[
+        "run",
+        "tests/data/features.toml",
+        "--replications",
+        "2",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let (width, height, pixels) = decode_png(&out.join("service_demand.png"));
+    assert_eq!((width, height), (1600, 1000));
+    // Every strategy's colour is drawn (its served and held lines).
+    for idx in 0..4 {
+        let c = strategy_color(idx);
+        assert!(
+            has_pixel(&pixels, [c.0, c.1, c.2]),
+            "strategy {idx}'s colour missing"
+        );
+    }
+    let svg = fs::read_to_string(out.join("service_demand.svg")).unwrap();
+    let texts = svg_texts(&svg);
+    for name in [
+        "chat: by month",
+        "embeddings: by hour of the day",
+        "hybrid",
+        "spot-fifo",
+    ] {
+        assert!(
+            texts.iter().any(|t| t.contains(name)),
+            "{name} not in {texts:?}"
+        );
+    }
+    fs::remove_file(out.join("service_demand.png")).unwrap();
+    let plot = fleetsim(&["plot", out.to_str().unwrap()]);
+    assert_eq!(
+        plot.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&plot.stderr)
+    );
+    assert!(out.join("service_demand.png").is_file());
+    let plain = dir.join("plain");
+    let run = fleetsim(&[
+        "run",
+        "--replications",
+        "2",
+        "--quiet",
+        "--out",
+        plain.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(0));
+    assert!(!plain.join("service_demand.png").exists());
+}

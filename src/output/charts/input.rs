@@ -8,7 +8,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::records::{
-    GroupSummaryRow, MonthlyRow, PoolMonthlyRow, PoolRow, ReplicationRow, SummaryRow,
+    GroupSummaryRow, MonthlyRow, PoolMonthlyRow, PoolRow, ReplicationRow, ServicePeriodRow,
+    SummaryRow,
 };
 
 use super::ChartError;
@@ -45,6 +46,9 @@ pub struct Results {
     pub pools_monthly: Vec<PoolMonthlyRow>,
     /// `workloads.csv`: per strategy, workload and metric.
     pub workloads: Vec<GroupSummaryRow>,
+    /// `services_monthly.csv` and `services_hourly.csv`, when the run had services.
+    pub services_monthly: Vec<ServicePeriodRow>,
+    pub services_hourly: Vec<ServicePeriodRow>,
 }
 
 /// The files a result folder must hold for `fleetsim plot`.
@@ -122,6 +126,17 @@ impl Results {
         let monthly: Vec<MonthlyRow> = read_csv(&dir.join("monthly.csv"))?;
         let pools_monthly: Vec<PoolMonthlyRow> = read_csv(&dir.join("pools_monthly.csv"))?;
         let workloads: Vec<GroupSummaryRow> = read_csv(&dir.join("workloads.csv"))?;
+        // Only a run with services writes these; run.json says whether it did.
+        let optional = |name: &str| -> Result<Vec<ServicePeriodRow>, ChartError> {
+            let path = dir.join(name);
+            if path.is_file() {
+                read_csv(&path)
+            } else {
+                Ok(Vec::new())
+            }
+        };
+        let services_monthly = optional("services_monthly.csv")?;
+        let services_hourly = optional("services_hourly.csv")?;
 
         let mut strategies = meta.strategies.clone();
         let named = summary
@@ -153,7 +168,20 @@ impl Results {
             monthly,
             pools_monthly,
             workloads,
+            services_monthly,
+            services_hourly,
         })
+    }
+
+    /// Services in the order `services_monthly.csv` lists them.
+    pub fn service_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for row in &self.services_monthly {
+            if !names.contains(&row.service) {
+                names.push(row.service.clone());
+            }
+        }
+        names
     }
 
     /// The month index of `month` (YYYY-MM), if the results cover it.

@@ -14,6 +14,7 @@ mod monthly_cost;
 mod panels;
 mod pool_gpus;
 mod pool_utilization;
+mod service_demand;
 pub mod style;
 pub mod sweep;
 mod wait_by_workload;
@@ -94,6 +95,8 @@ pub enum Chart {
     PoolUtilization,
     /// p95 wait per workload and strategy: who waits.
     WaitByWorkload,
+    /// GPUs demanded, served and held per service, by month and hour of day (with services).
+    ServiceDemand,
 }
 
 impl Chart {
@@ -107,6 +110,15 @@ impl Chart {
         Chart::WaitByWorkload,
     ];
 
+    /// The charts of a result folder: [`Chart::ALL`], and with services [`Chart::ServiceDemand`].
+    pub fn drawn(services: bool) -> Vec<Chart> {
+        let mut charts = Chart::ALL.to_vec();
+        if services {
+            charts.push(Chart::ServiceDemand);
+        }
+        charts
+    }
+
     /// File name without extension: `cumulative_cost.png`, `cumulative_cost.svg`.
     pub fn file_stem(self) -> &'static str {
         match self {
@@ -117,6 +129,7 @@ impl Chart {
             Chart::PoolGpus => "pool_gpus",
             Chart::PoolUtilization => "pool_utilization",
             Chart::WaitByWorkload => "wait_by_workload",
+            Chart::ServiceDemand => "service_demand",
         }
     }
 
@@ -172,6 +185,19 @@ impl Chart {
                     style::months(months)
                 ),
             ),
+            Chart::ServiceDemand => (
+                "Service demand and what served it".to_string(),
+                format!(
+                    "Mean GPUs over {replications}, of each service's GPU type: demanded (black), served (solid) and held by its replicas (dashed, pool GPUs){}",
+                    match results.service_names().len() {
+                        n if n > service_demand::SERVICES_MAX => format!(
+                            "; the first {} of {n} services (all are in services.csv)",
+                            service_demand::SERVICES_MAX
+                        ),
+                        _ => String::new(),
+                    }
+                ),
+            ),
             Chart::WaitByWorkload => (
                 "p95 wait by workload".to_string(),
                 format!(
@@ -199,6 +225,7 @@ impl Chart {
             Chart::PoolGpus => pool_gpus::draw(&area, results),
             Chart::PoolUtilization => pool_utilization::draw(root, &area, results),
             Chart::WaitByWorkload => wait_by_workload::draw(root, &area, results),
+            Chart::ServiceDemand => service_demand::draw(&area, results),
         }
     }
 
@@ -287,9 +314,10 @@ pub fn skipped(strategies: usize) -> Option<String> {
     })
 }
 
-/// The names of the files [`draw_all`] writes, PNG and SVG of every chart.
-pub fn file_names() -> Vec<String> {
-    Chart::ALL
+/// The names of the files [`draw_all`] writes, PNG and SVG of every chart (`services`: the
+/// results have services).
+pub fn file_names(services: bool) -> Vec<String> {
+    Chart::drawn(services)
         .iter()
         .flat_map(|chart| ["png", "svg"].map(|ext| format!("{}.{ext}", chart.file_stem())))
         .collect()
@@ -305,11 +333,12 @@ pub fn draw_all(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
 /// before each file is drawn and again before they are written.
 pub fn draw_all_until(dir: &Path, stop: &AtomicBool) -> Result<Vec<PathBuf>, ChartError> {
     let results = Results::load(dir)?;
-    let files: Vec<(Chart, bool)> = Chart::ALL
+    let services = !results.services_monthly.is_empty();
+    let files: Vec<(Chart, bool)> = Chart::drawn(services)
         .iter()
         .flat_map(|chart| [(*chart, true), (*chart, false)])
         .collect();
-    let names = file_names();
+    let names = file_names(services);
     draw_files(dir, &names, stop, |i| {
         let (chart, png) = files[i];
         let path = dir.join(&names[i]);
