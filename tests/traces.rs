@@ -704,3 +704,65 @@ fn fitted_workloads_by_team_validate_and_run_as_written() {
     );
     run(&scenario, &dir.join("out"), &[]);
 }
+
+/// Issue 12: a trace whose jobs ran on several GPU types is fitted per type, each workload
+/// naming the type its durations were measured on (4 h on A100s and 2 h on H100s were pooled
+/// into one distribution before); with `[gpu_speed]` a scenario then converts them.
+#[test]
+fn fit_splits_a_trace_of_several_gpu_types_by_type() {
+    let dir = temp_dir("fit-types");
+    let trace = dir.join("types.csv");
+    let mut text = String::from("submit_time,duration_h,gpus,gpu\n");
+    for i in 0..200u32 {
+        let (hours, gpu) = if i % 2 == 0 {
+            (4.0, "A100")
+        } else {
+            (2.0, "H100")
+        };
+        text += &format!("{},{hours},1,{gpu}\n", 1800 * i);
+    }
+    std::fs::write(&trace, text).unwrap();
+    let fitted = dir.join("fitted.toml");
+    let output = fleetsim(&[
+        "fit",
+        trace.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--out",
+        fitted.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&fitted).unwrap();
+    for (gpu, mean) in [("A100", "mean 4.0 h"), ("H100", "mean 2.0 h")] {
+        let table = text
+            .split("[[workload]]")
+            .find(|t| t.contains(&format!("gpu = \"{gpu}\"")))
+            .unwrap_or_else(|| panic!("no workload with gpu = {gpu}:\n{text}"));
+        assert!(table.contains(&format!("-{gpu}\"")), "{table}");
+        assert!(
+            table.contains(&format!("durations: {mean} in the trace")),
+            "{table}"
+        );
+    }
+    let scenario = dir.join("run.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "start = \"2027-01-01\"\nhorizon_months = 1\nreplications = 2\n[gpu_speed]\nH100 = 1.0\nA100 = 0.5\n{UNLIMITED_ON_DEMAND}\n{}",
+            text.replace("gpu = \"A100\"", "gpu = \"A100\"\naccepts = [\"H100\"]")
+        ),
+    )
+    .unwrap();
+    let validate = fleetsim(&["validate", scenario.to_str().unwrap()]);
+    assert_eq!(
+        validate.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&validate.stderr)
+    );
+}

@@ -101,6 +101,13 @@ pub fn fit_command(args: FitArgs, signals: &Signals) -> Result<()> {
     if let Some(problem) = names::problem(&name, names::NameKind::Path) {
         bail!("--name {problem}");
     }
+    if trace.mixed_types > 0 {
+        eprintln!(
+            "warning: {} job(s) in {} held GPUs of several types; each is fitted as that many GPUs of the type holding most of them",
+            trace::thousands(trace.mixed_types),
+            trace.path.display()
+        );
+    }
     let dropped = trace.dropped.describe();
     if !dropped.is_empty() {
         eprintln!(

@@ -163,6 +163,7 @@ mod tests {
             gpu_column: Column::default(),
             dropped: Dropped::default(),
             rounded_up: (0, 0.0),
+            mixed_types: 0,
             rows: 0,
         })
     }

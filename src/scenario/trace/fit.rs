@@ -64,6 +64,9 @@ pub struct FitOptions {
 pub struct Fitted {
     pub name: String,
     pub team: Option<String>,
+    /// The GPU type its durations were measured on, when the trace mixes types (each type
+    /// then gets workloads of its own, so `[gpu_speed]` converts their durations).
+    pub gpu: Option<String>,
     /// Jobs of the class, and of them in the frame.
     pub jobs: usize,
     pub jobs_in_frame: usize,
@@ -129,7 +132,11 @@ pub fn fit(trace: &Trace, options: &FitOptions) -> Result<Fit, String> {
         });
     let mut fitted = Vec::new();
     let mut skipped = Vec::new();
-    for class in classes(trace, options) {
+    let mut classes = classes(trace, options);
+    if options.gpu.is_none() && mixes_gpu_types(trace) {
+        classes = by_gpu_type(trace, classes);
+    }
+    for class in classes {
         match fit_class(trace, &frame, class) {
             Ok(class) => fitted.push(class),
             // Its jobs all fall on the partial first or last day: no rate to fit.
@@ -212,8 +219,36 @@ impl Frame {
     }
 }
 
-/// A class of jobs to fit one workload to: its name, team and jobs (indices).
-type Class = (String, Option<String>, Vec<usize>);
+/// A class of jobs to fit one workload to: its name, team and jobs (indices), and the GPU type
+/// its durations were measured on when the trace mixes types.
+type Class = (String, Option<String>, Vec<usize>, Option<String>);
+
+/// Whether the trace's jobs ran on more than one GPU type (or some name one and some none).
+fn mixes_gpu_types(trace: &Trace) -> bool {
+    let first = trace.jobs[0].gpu;
+    trace.jobs.iter().any(|j| j.gpu != first)
+}
+
+/// Each class split by the GPU type of its jobs: durations measured on an A100 and on an H100
+/// are different amounts of work, and a workload's durations refer to one type.
+fn by_gpu_type(trace: &Trace, classes: Vec<Class>) -> Vec<Class> {
+    let mut split = Vec::new();
+    for (name, team, members, _) in classes {
+        let mut by_type: BTreeMap<u16, Vec<usize>> = BTreeMap::new();
+        for j in members {
+            by_type.entry(trace.jobs[j].gpu).or_default().push(j);
+        }
+        for members in by_type.into_values() {
+            let (label, gpu) = match trace.gpu_type(members[0]) {
+                Some(gpu) => (sanitize(gpu), Some(gpu.to_string())),
+                None => ("untyped".to_string(), None),
+            };
+            let name = workload_name(&name, &label);
+            split.push((name, team.clone(), members, gpu));
+        }
+    }
+    split
+}
 
 /// The jobs split by GPU count or by team.
 fn classes(trace: &Trace, options: &FitOptions) -> Vec<Class> {
@@ -233,7 +268,7 @@ fn classes(trace: &Trace, options: &FitOptions) -> Vec<Class> {
                     .filter(|j| range.contains(&jobs[*j].gpus))
                     .collect();
                 if !members.is_empty() {
-                    classes.push((workload_name(&options.name, suffix), None, members));
+                    classes.push((workload_name(&options.name, suffix), None, members, None));
                 }
             }
         }
@@ -262,7 +297,7 @@ fn classes(trace: &Trace, options: &FitOptions) -> Vec<Class> {
                     name = workload_name(&options.name, &format!("{label}-{n}"));
                     n += 1;
                 }
-                classes.push((name, team.map(str::to_string), members));
+                classes.push((name, team.map(str::to_string), members, None));
             }
             if !other.is_empty() {
                 other.sort_unstable();
@@ -270,6 +305,7 @@ fn classes(trace: &Trace, options: &FitOptions) -> Vec<Class> {
                     workload_name(&options.name, "other-teams"),
                     Some("other".into()),
                     other,
+                    None,
                 ));
             }
         }
@@ -291,7 +327,7 @@ fn workload_name(prefix: &str, suffix: &str) -> String {
 /// falls in the frame).
 fn fit_class(trace: &Trace, frame: &Frame, class: Class) -> Result<Fitted, (String, usize)> {
     let jobs = &trace.jobs;
-    let (name, team, members) = class;
+    let (name, team, members, gpu) = class;
     let in_frame: Vec<usize> = members
         .iter()
         .copied()
@@ -358,6 +394,7 @@ fn fit_class(trace: &Trace, frame: &Frame, class: Class) -> Result<Fitted, (Stri
     Ok(Fitted {
         name,
         team,
+        gpu,
         jobs: members.len(),
         jobs_in_frame: n_frame,
         gpu_hours,
@@ -637,7 +674,9 @@ fn quantile_points(sorted: &[f64]) -> Vec<(f64, f64)> {
         } else {
             1.0 - (1.0 - i as f64 / n_points as f64).powi(3)
         };
-        let hours = round_to(quantile(p), 6);
+        // Unrounded: the KS distance measures these, and a rounded atom (60 s as 0.016667 h)
+        // would sit beside every duration it stands for. The TOML rounds when it is written.
+        let hours = quantile(p);
         // A run of equal hours (an atom) needs only its first and last point.
         let n = points.len();
         if n >= 2 && points[n - 1].0 == hours && points[n - 2].0 == hours {
@@ -693,6 +732,15 @@ fn ks_distance(sorted: &[f64], points: &[(f64, f64)]) -> f64 {
 }
 
 /// `x` to `digits` significant digits.
+/// "2.5 days", or "3.2 hours" under a day, or "40 seconds" under a minute... of hours.
+fn span_words(days: f64) -> String {
+    match days * 24.0 {
+        h if h >= 24.0 => format!("{days:.1} days"),
+        h if h >= 1.0 / 60.0 => format!("{h:.2} hours"),
+        h => format!("{:.0} seconds", h * 3600.0),
+    }
+}
+
 fn round_to(x: f64, digits: i32) -> f64 {
     if x == 0.0 || !x.is_finite() {
         return x;
@@ -754,8 +802,8 @@ impl Fit {
                 self.frame_days
             ),
             _ => format!(
-                "{:.1} days (under 3 calendar days: no profiles, no growth)",
-                self.frame_days
+                "{} (under 3 calendar days: no profiles, no growth)",
+                span_words(self.frame_days)
             ),
         };
         let _ = writeln!(
@@ -848,6 +896,13 @@ impl Fit {
                 }
             }
             match (&self.gpu, self.gpu_given) {
+                _ if w.gpu.is_some() => {
+                    let _ = writeln!(
+                        out,
+                        "gpu = {}   # its durations were measured on this type (the trace mixes types); name it as your pools do",
+                        toml_string(w.gpu.as_deref().unwrap_or_default())
+                    );
+                }
                 (Some(gpu), true) => {
                     let _ = writeln!(out, "gpu = {}", toml_string(gpu));
                 }
@@ -1026,6 +1081,15 @@ mod tests {
         assert!(ks < 0.01, "{ks}");
         // Far from a point mass at 20 h.
         assert!(ks_distance(&sorted, &[(20.0, 0.0), (20.0, 1.0)]) > 0.99);
+    }
+
+    #[test]
+    fn a_point_mass_that_is_no_round_number_fits_exactly() {
+        // 1,000 jobs of 60 s: 0.01666... h, which six decimals would move off every job (a KS
+        // distance of 1 before).
+        let sorted = vec![1.0 / 60.0; 1000];
+        let points = quantile_points(&sorted);
+        assert_eq!(ks_distance(&sorted, &points), 0.0, "{points:?}");
     }
 
     #[test]

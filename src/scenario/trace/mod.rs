@@ -200,6 +200,9 @@ pub struct Trace {
     /// Jobs with fractional GPUs (PAI, openb), rounded up to whole GPUs, and the GPU-hours
     /// the rounding added.
     pub rounded_up: (u64, f64),
+    /// Jobs whose GPUs were of several types (sacct `gres/gpu:a100=2,gres/gpu:h100=2`), each
+    /// given the type holding most of them.
+    pub mixed_types: u64,
     /// Jobs read, kept or left out (Slurm job steps are part of their job), for messages.
     pub rows: u64,
 }
@@ -263,8 +266,10 @@ impl Trace {
 /// A trace that cannot be read, with the file, line, column and field where possible.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
-    #[error("{}: cannot read trace file: {source}", .path.display())]
-    Read { path: PathBuf, source: io::Error },
+    // `cause`, not `source`: the message carries it (it also goes into scenario issues as
+    // text), so a chain printed with `{:#}` does not say it twice.
+    #[error("{}: cannot read trace file: {cause}", .path.display())]
+    Read { path: PathBuf, cause: io::Error },
     #[error("{}: is {kind}-compressed; decompress it first (e.g. `{tool} {}`)", .path.display(), .path.display())]
     Compressed {
         path: PathBuf,
@@ -364,6 +369,9 @@ pub struct Builder {
     pub gpu_column: Column,
     pub dropped: Dropped,
     pub rounded_up: (u64, f64),
+    /// Jobs whose GPUs were of several types (sacct `gres/gpu:a100=2,gres/gpu:h100=2`), each
+    /// given the type holding most of them.
+    pub mixed_types: u64,
     pub rows: u64,
 }
 
@@ -398,6 +406,7 @@ impl Builder {
             gpu_column: Column::default(),
             dropped: Dropped::default(),
             rounded_up: (0, 0.0),
+            mixed_types: 0,
             rows: 0,
         }
     }
@@ -618,6 +627,7 @@ impl Builder {
             gpu_column: self.gpu_column,
             dropped: self.dropped,
             rounded_up: self.rounded_up,
+            mixed_types: self.mixed_types,
             rows: self.rows,
         })
     }
@@ -660,7 +670,7 @@ pub type Input = Guarded<io::Chain<io::Cursor<Vec<u8>>, io::BufReader<std::fs::F
 pub fn open(path: &Path, line_limit: bool) -> Result<Input, TraceError> {
     let mut file = std::fs::File::open(path).map_err(|source| TraceError::Read {
         path: path.to_path_buf(),
-        source,
+        cause: source,
     })?;
     if file.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(TraceError::file(path, "is a folder; name the trace file"));
@@ -676,7 +686,7 @@ pub fn open(path: &Path, line_limit: bool) -> Result<Input, TraceError> {
             Err(source) => {
                 return Err(TraceError::Read {
                     path: path.to_path_buf(),
-                    source,
+                    cause: source,
                 });
             }
         }
@@ -876,7 +886,7 @@ pub fn io_error(path: &Path, error: io::Error) -> TraceError {
     }
     TraceError::Read {
         path: path.to_path_buf(),
-        source: error,
+        cause: error,
     }
 }
 

@@ -171,7 +171,7 @@ fn read_tasks(
         },
     )
     .map_err(|error| match error {
-        TraceError::Read { path, source } if source.kind() == std::io::ErrorKind::NotFound => {
+        TraceError::Read { path, cause } if cause.kind() == std::io::ErrorKind::NotFound => {
             TraceError::file(
                 &path,
                 "cannot be read: a PAI trace needs pai_task_table.csv beside pai_job_table.csv",

@@ -642,9 +642,18 @@ fn replay_days(
             let span_days = trace.span_h() / 24.0;
             if trace.span_h() + 24.0 < horizon_h {
                 checked.warnings.push(format!(
-                    "workload `{name}`: {shown} covers {span_days:.1} days of the {:.0}-day horizon: with replay = \"exact\" no job arrives after day {:.0}; replay = \"bootstrap\" extends a trace by resampling its days",
+                    "workload `{name}`: {shown} covers {} of the {:.0}-day horizon: with replay = \"exact\" no job arrives after {}; replay = \"bootstrap\" extends a trace by resampling its days",
+                    if span_days >= 1.0 {
+                        format!("{span_days:.1} days")
+                    } else {
+                        format!("{:.1} hours", trace.span_h())
+                    },
                     horizon_h / 24.0,
-                    span_days.ceil(),
+                    if span_days >= 1.0 {
+                        format!("day {:.0}", span_days.ceil())
+                    } else {
+                        format!("hour {:.0}", trace.span_h().ceil())
+                    },
                 ));
             }
             ReplayDays {
@@ -733,6 +742,12 @@ fn trace_warnings(checked: &mut Checked, i: usize, trace: &Trace) {
             "workload `{name}`: {} of the {} jobs in {shown} are not replayed: {dropped}",
             thousands(trace.dropped.total_jobs()),
             thousands(trace.rows),
+        ));
+    }
+    if trace.mixed_types > 0 {
+        checked.warnings.push(format!(
+            "workload `{name}`: {} job(s) of {shown} held GPUs of several types (AllocTRES like gres/gpu:a100=2,gres/gpu:h100=2); a job runs on one type here, so each is replayed as that many GPUs of the type holding most of them",
+            thousands(trace.mixed_types),
         ));
     }
     if trace.rounded_up.0 > 0 {

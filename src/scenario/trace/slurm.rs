@@ -49,6 +49,20 @@ pub fn gpus_of_tres(tres: &str) -> Result<(u32, Option<&str>), String> {
     Ok((count, kind))
 }
 
+/// How many GPU types with GPUs AllocTRES names (`gres/gpu:TYPE=N`, N > 0).
+fn typed_kinds(tres: &str) -> usize {
+    let mut kinds: Vec<&str> = tres
+        .split(',')
+        .filter_map(|entry| entry.trim().split_once('='))
+        .filter(|(_, count)| count.parse::<u32>().is_ok_and(|n| n > 0))
+        .filter_map(|(key, _)| key.strip_prefix("gres/gpu:"))
+        .filter(|kind| !kind.is_empty())
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    kinds.len()
+}
+
 pub fn read(path: &Path, tz: &TimeZoneSpec, builder: &mut Builder) -> Result<(), TraceError> {
     let tz = tz.time_zone();
     let mut table = Table::open(path, b'|', false, Header::Required)?;
@@ -83,7 +97,11 @@ pub fn read(path: &Path, tz: &TimeZoneSpec, builder: &mut Builder) -> Result<(),
             builder.dropped.unfinished += 1;
             continue;
         }
-        let (gpus, kind) = gpus_of_tres(row.get(tres)?).map_err(|p| row.fail(tres, p))?;
+        let tres_text = row.get(tres)?;
+        let (gpus, kind) = gpus_of_tres(tres_text).map_err(|p| row.fail(tres, p))?;
+        if typed_kinds(tres_text) > 1 {
+            builder.mixed_types += 1;
+        }
         if gpus == 0 {
             builder.dropped.no_gpu += 1;
             continue;
@@ -137,6 +155,17 @@ mod tests {
                 timezone,
             },
         )
+    }
+
+    #[test]
+    fn mixed_gpu_types_are_counted() {
+        assert_eq!(
+            typed_kinds("cpu=4,gres/gpu:a100=2,gres/gpu:h100=2,gres/gpu=4"),
+            2
+        );
+        assert_eq!(typed_kinds("gres/gpu:a100=2,gres/gpu=2"), 1);
+        assert_eq!(typed_kinds("gres/gpu:a100=0,gres/gpu:h100=2"), 1);
+        assert_eq!(typed_kinds("gres/gpu=2"), 0);
     }
 
     #[test]

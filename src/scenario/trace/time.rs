@@ -92,7 +92,17 @@ pub fn parse_time(text: &str, tz: &TimeZone) -> Result<Stamp, String> {
         return Ok(Stamp::Absolute(seconds_of(timestamp)));
     }
     if let Ok(civil) = text.parse::<DateTime>() {
-        return match tz.to_ambiguous_zoned_datetime(civil).compatible() {
+        let ambiguous = tz.to_ambiguous_zoned_datetime(civil);
+        // A clock never shows a time the change to summer time skips: the trace's zone is
+        // wrong, or the record is. (A time the change back shows twice is read as the first.)
+        if let jiff::tz::AmbiguousOffset::Gap { before, after } = ambiguous.offset() {
+            return Err(format!(
+                "\"{}\" does not exist in {} (its clocks jumped from {before} to {after} then): is trace_timezone right?",
+                shorten(text),
+                tz.iana_name().unwrap_or("the trace's time zone"),
+            ));
+        }
+        return match ambiguous.compatible() {
             Ok(zoned) => Ok(Stamp::Absolute(seconds_of(zoned.timestamp()))),
             Err(e) => Err(format!("cannot be placed in the time zone: {e}")),
         };
@@ -204,6 +214,20 @@ mod tests {
         }
         assert!(TimeZoneSpec::parse("Mars/Olympus").is_err());
         assert!(TimeZoneSpec::parse("+25:00").is_err());
+    }
+
+    #[test]
+    fn a_local_time_the_clocks_skip_is_refused_and_a_repeated_one_read_as_the_first() {
+        let berlin = TimeZoneSpec::parse("Europe/Berlin").unwrap().time_zone();
+        // 2026-03-29: 02:00 CET became 03:00 CEST; 02:30 never happened.
+        let gap = parse_time("2026-03-29 02:30:00", &berlin).unwrap_err();
+        assert!(gap.contains("does not exist in Europe/Berlin"), "{gap}");
+        // 2026-10-25: 03:00 CEST became 02:00 CET; 02:30 happened twice, first at 00:30 UTC.
+        // 2026-10-25T00:30:00Z is 20,751 days and 1,800 s after the epoch.
+        assert_eq!(
+            parse_time("2026-10-25 02:30:00", &berlin),
+            Ok(Stamp::Absolute(20_751.0 * 86_400.0 + 1_800.0))
+        );
     }
 
     #[test]
