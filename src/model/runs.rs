@@ -149,7 +149,7 @@ impl<'c> FleetSim<'c> {
         let (gpus, from_h, checkpoint_h) = (job.gpus, job.run_start_h, job.plan.checkpoint_h());
         self.account_busy(slot, from_h, now_h);
         self.totals.checkpoint_gpu_h += f64::from(gpus) * checkpoint_h;
-        let rate = self.pools[sp].job_rate_per_gpu_h;
+        let rate = self.pools[sp].job_rate_per_gpu_h[self.config.calendar.month_of(from_h)];
         self.free_alloc(slot, sim);
         let job = &mut self.jobs[slot as usize];
         job.cost += f64::from(gpus) * (now_h - from_h) * rate;
@@ -189,7 +189,7 @@ impl<'c> FleetSim<'c> {
         let (workload, spec, rate) = (
             job.workload as usize,
             job.spec,
-            self.pools[sp].job_rate_per_gpu_h,
+            self.pools[sp].job_rate_per_gpu_h[self.config.calendar.month_of(from_h)],
         );
         let team = job.team as usize;
         let slowdown = self.pools[sp].slowdown[workload];
