@@ -345,6 +345,24 @@ pub struct MonthlyRow {
     pub cost_reserved: f64,
     pub cost_on_demand: f64,
     pub cost_spot: f64,
+    // Issue 14: the newer cost lines, the discounted cash view and CO2.
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage: f64,
+    #[serde(default = "unknown")]
+    pub cost_network: f64,
+    /// The month's cash-view cost discounted to `start`, and its running sum.
+    #[serde(default = "unknown")]
+    pub cost_cash_npv: f64,
+    #[serde(default = "unknown")]
+    pub cumulative_cost_cash_npv: f64,
+    #[serde(default = "unknown")]
+    pub cumulative_cost_cash_npv_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cumulative_cost_cash_npv_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub co2_tonnes: f64,
 }
 
 /// One row of `summary.csv`: one metric of one strategy over replications.
@@ -503,6 +521,8 @@ pub struct Aggregates {
     pub services_hourly: Vec<ServicePeriodRow>,
     /// Per strategy: the break-even month (YYYY-MM) of the mean cash-view curves, if any.
     pub break_even_month: Vec<Option<String>>,
+    /// The same of the discounted cash-view curves.
+    pub break_even_month_npv: Vec<Option<String>>,
 }
 
 /// A whole run of a scenario (or of a sweep point): every unit's result, then the statistics.
@@ -539,6 +559,9 @@ pub struct RunInfo {
     pub baseline: String,
     /// Per strategy, the break-even month (YYYY-MM) of the mean cash-view curves, or null.
     pub break_even_month: Vec<Option<String>>,
+    /// The same in the discounted cash view (`discount_rate_per_year`).
+    #[serde(default)]
+    pub break_even_month_npv: Vec<Option<String>>,
     pub warnings: Vec<String>,
     /// The manifest: every file the run wrote except `run.json` itself (renamed into place
     /// last), with what lets `--resume`, `merge` and the next run check it (issue 11).
@@ -577,6 +600,7 @@ impl RunInfo {
             strategies: config.strategies.iter().map(|s| s.name.clone()).collect(),
             baseline: config.strategies[config.baseline].name.clone(),
             break_even_month: Vec::new(),
+            break_even_month_npv: Vec::new(),
             warnings,
             files: Vec::new(),
             charts: Vec::new(),
@@ -590,6 +614,7 @@ impl RunInfo {
         RunInfo {
             events_simulated: output.events,
             break_even_month: output.aggregates.break_even_month.clone(),
+            break_even_month_npv: output.aggregates.break_even_month_npv.clone(),
             ..self
         }
     }

@@ -57,6 +57,8 @@ impl<'c> FleetSim<'c> {
                 let job = &mut self.jobs[slot as usize];
                 job.cost += f64::from(gpus) * (horizon_h - from_h).max(0.0) * rate;
             }
+            // Checkpoints stored up to the horizon.
+            self.store_checkpoint_until(slot, horizon_h);
             let job = &self.jobs[slot as usize];
             if job.counted {
                 let waited_h = horizon_h - job.arrival_h;

@@ -13,6 +13,7 @@ pub mod accounts;
 mod backfill;
 use backfill::{HELD_PER_PASS_MAX, Held, Reserved};
 pub mod billing;
+mod data;
 pub mod demand;
 mod environment;
 mod finish;
@@ -387,6 +388,11 @@ struct Job {
     burst_due: bool,
     /// Its class in the wait queue while it waits.
     class: usize,
+    /// Sites holding a copy of its dataset (bit per site), and where its checkpoints are
+    /// stored (the pool of its last run) and since when (see `data.rs`).
+    data_sites: u64,
+    storage_pool: u16,
+    storage_from_h: f64,
 }
 
 /// Figures of the strategy as a whole that no workload or team has.
@@ -434,6 +440,10 @@ pub struct FleetSim<'c> {
     vacant_replicas: Vec<u32>,
     /// A reserve or a service needs attention at the end of the event.
     services_dirty: bool,
+    /// The strategy's home site (that of its first pool with a site) and that pool: datasets
+    /// start there.
+    home_site: Option<usize>,
+    home_pool: Option<usize>,
 }
 
 impl<'c> FleetSim<'c> {
@@ -532,6 +542,8 @@ impl<'c> FleetSim<'c> {
             })
             .collect();
         let has_elastic = pools.iter().any(|p| p.facts.elastic);
+        let home_pool = pools.iter().position(|p| p.pool.storage.site.is_some());
+        let home_site = home_pool.and_then(|sp| pools[sp].pool.storage.site);
         Self {
             config,
             strategy,
@@ -571,6 +583,8 @@ impl<'c> FleetSim<'c> {
             replicas: Vec::new(),
             vacant_replicas: Vec::new(),
             services_dirty: false,
+            home_site,
+            home_pool,
         }
     }
 

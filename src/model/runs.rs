@@ -46,6 +46,11 @@ impl<'c> FleetSim<'c> {
     /// Counts a run that has begun: the pool's started jobs, the job's first start and wait,
     /// and whether it burst to an elastic pool.
     pub(super) fn begin_run(&mut self, slot: u32) {
+        let (sp, start_h) = {
+            let job = &self.jobs[slot as usize];
+            (job.pool as usize, job.run_start_h)
+        };
+        self.data_at_run_start(slot, sp, start_h);
         let job = &mut self.jobs[slot as usize];
         job.last_pool = job.pool;
         let state = &mut self.pools[job.pool as usize];
@@ -166,6 +171,7 @@ impl<'c> FleetSim<'c> {
                 });
             self.months[self.config.calendar.month_of(now_h)].jobs_completed += 1;
         }
+        self.data_at_job_end(slot, now_h);
         self.trace_job(slot, now_h);
         self.jobs[slot as usize].in_use = false;
         self.vacant_jobs.push(slot);

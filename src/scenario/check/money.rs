@@ -11,6 +11,8 @@ use crate::scenario::file::*;
 /// A yearly price change beyond this is surely a typo (prices cannot fall by more than all).
 const CHANGE_PER_YEAR_MIN: f64 = -0.99;
 const CHANGE_PER_YEAR_MAX: f64 = 10.0;
+/// Sites are a bit mask in the model.
+const SITES_MAX: usize = 64;
 /// Default PUE of a cloud data centre, for CO2 estimates.
 pub const CLOUD_PUE: f64 = 1.2;
 
@@ -222,6 +224,13 @@ pub(super) fn storage(
         }
         match sites.iter().position(|s| s == name) {
             Some(index) => index,
+            None if sites.len() >= SITES_MAX => {
+                c.push(
+                    &f("site"),
+                    format!("is a site beyond the {SITES_MAX} a scenario may have"),
+                );
+                SITES_MAX - 1
+            }
             None => {
                 sites.push(name.clone());
                 sites.len() - 1
