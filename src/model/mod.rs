@@ -733,6 +733,8 @@ impl engine::Model for FleetSim<'_> {
                 }
             }
             Event::Wave { pool } => self.wave(pool as usize, sim),
+            // A node sold (or a reserved term's, ended) fails no more.
+            Event::NodeFails { pool, .. } if self.pools[pool as usize].retired => {}
             Event::NodeFails { pool, node } => self.node_fails(pool as usize, node, sim),
             Event::NodeRepaired { pool, node } if self.pools[pool as usize].retired => {
                 // Repaired after the pool's nodes were sold: it left with them.
