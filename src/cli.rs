@@ -225,19 +225,9 @@ fn validate(args: ValidateArgs) -> Result<()> {
     print_warnings(&loaded.warnings);
     let config = &loaded.config;
     println!(
-        "{}: valid: {} workload(s), {} pool(s), {} strateg{} over {} months from {}, {} replications",
+        "{}: valid: {}",
         args.scenario.display(),
-        config.workloads.len(),
-        config.pools.len(),
-        config.strategies.len(),
-        if config.strategies.len() == 1 {
-            "y"
-        } else {
-            "ies"
-        },
-        config.horizon_months,
-        config.calendar.month_label(0),
-        config.replications,
+        scenario::describe(config)
     );
     for workload in &config.workloads {
         if let Some(replay) = &workload.trace {
@@ -277,25 +267,6 @@ fn plot(args: &PlotArgs, signals: &Signals) -> Result<()> {
     Ok(())
 }
 
-/// `--set`, then `--replications` and `--seed` as overrides.
-fn overrides(
-    set: &[Override],
-    replications: Option<u32>,
-    seed: Option<u64>,
-) -> Result<Vec<Override>> {
-    let mut overrides = set.to_vec();
-    if let Some(n) = replications {
-        overrides.push(Override::new(
-            "replications",
-            toml::Value::Integer(i64::from(n)),
-        ));
-    }
-    if let Some(seed) = seed {
-        overrides.push(Override::new("seed", scenario::file::Seed(seed).to_toml()));
-    }
-    Ok(overrides)
-}
-
 /// The worker threads of `run` and `sweep`, and the flag a signal sets to stop them.
 struct Workers {
     pool: rayon::ThreadPool,
@@ -325,7 +296,7 @@ impl Workers {
 }
 
 fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
-    let overrides = overrides(&args.scenario_args.set, args.replications, args.seed)?;
+    let overrides = scenario::run_overrides(&args.scenario_args.set, args.replications, args.seed);
     let loaded = load(args.scenario.as_deref(), &overrides)?;
     print_warnings(&loaded.warnings);
     let config = &loaded.config;

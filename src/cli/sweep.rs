@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::{ScenarioArgs, Signals, Workers, overrides};
+use super::{ScenarioArgs, Signals, Workers};
 use crate::format::thousands;
 use crate::output::{self, LockMode};
 use crate::records::SweepInfo;
-use crate::scenario::{Loaded, Override, Source};
+use crate::scenario::{Loaded, Override, Source, run_overrides};
 use crate::sweep::{self, Outcome, Sampling, Shard, Vary};
 
 /// Warnings shown before a sweep runs; the rest are counted.
@@ -93,7 +93,7 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>, signals: &Signal
         scenario: args.scenario.clone(),
         vary: args.vary.clone(),
         sampling: args.sample,
-        set: overrides(&args.scenario_args.set, args.replications, args.seed)?,
+        set: run_overrides(&args.scenario_args.set, args.replications, args.seed),
     };
     let plan = sweep::plan(&request)?;
     for warning in plan.warnings.iter().take(WARNINGS_SHOWN) {

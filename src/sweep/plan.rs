@@ -138,9 +138,13 @@ struct Parameter {
 
 /// Reads the scenario, works out the points and checks each of them.
 pub fn plan(request: &Request) -> Result<Plan, SweepError> {
-    let source = Source::read(&request.scenario)?;
+    plan_source(request, &Source::read(&request.scenario)?)
+}
+
+/// [`plan`] of a scenario already read, or given as text (`request.scenario` names it).
+pub fn plan_source(request: &Request, source: &Source) -> Result<Plan, SweepError> {
     let base = source.load(&request.set)?;
-    plan_loaded(request, &source, base)
+    plan_loaded(request, source, base)
 }
 
 /// [`plan`] of a scenario already read (`source`, whose base load with `request.set` is
