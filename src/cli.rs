@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use crate::format::thousands;
@@ -243,7 +243,7 @@ fn validate(args: ValidateArgs) -> Result<()> {
         .is_some_and(|s| !s.vary.is_empty());
     if has_sweep
         && let Some(sweep) =
-            sweep::describe_sweep(&args.scenario, &args.scenario_args.set, &source, loaded)?
+            crate::sweep::plan::describe(&args.scenario, &args.scenario_args.set, &source, loaded)?
     {
         println!("{}: {sweep}", args.scenario.display());
     }
@@ -305,7 +305,7 @@ fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()
         .clone()
         .unwrap_or_else(|| Path::new("output").join(&config.name));
     if args.trace {
-        check_trace_size(config)?;
+        runner::check_trace(config).map_err(anyhow::Error::msg)?;
     }
     let scenario =
         serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?;
@@ -333,23 +333,6 @@ struct Run<'a> {
     out: &'a Path,
     signals: &'a Signals,
 }
-
-/// `--trace` keeps every job of replication 0 of each strategy in memory until the end.
-fn check_trace_size(config: &scenario::Config) -> Result<()> {
-    let rows = config.jobs_per_unit_estimate * config.strategies.len() as f64;
-    if rows > TRACE_ROWS_MAX {
-        bail!(
-            "--trace would keep about {:.1e} job rows in memory ({} strategies x {} jobs of replication 0), more than {TRACE_ROWS_MAX:.0e}; drop --trace, or shorten horizon_months (e.g. --set horizon_months=1) for the trace",
-            rows,
-            config.strategies.len(),
-            thousands(config.jobs_per_unit_estimate, 0)
-        );
-    }
-    Ok(())
-}
-
-/// Rows of `jobs.csv` beyond which `--trace` is refused (about 2 GB of memory).
-const TRACE_ROWS_MAX: f64 = 1e7;
 
 impl Run<'_> {
     fn simulate_and_write(

@@ -8,6 +8,7 @@ mod determinism;
 mod errors;
 mod fuzz;
 mod golden;
+mod memory;
 mod money;
 mod peer;
 mod properties;

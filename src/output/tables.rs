@@ -255,6 +255,10 @@ mod tests {
         );
         let monthly = [row("2025-01")];
         let (_, bytes) = Table::of_periods("m.csv", "month", &monthly).to_bytes();
-        assert!(String::from_utf8(bytes).unwrap().ends_with("s,chat,2025-01,1.5,1.0,2.0\n"));
+        assert!(
+            String::from_utf8(bytes)
+                .unwrap()
+                .ends_with("s,chat,2025-01,1.5,1.0,2.0\n")
+        );
     }
 }

@@ -33,13 +33,15 @@ pub struct SweepFiles {
     pub events: u64,
 }
 
+/// A point's files and its `summary.csv` rows (for `sweep.csv`).
+type Done = (Vec<File>, Vec<SummaryRow>);
+
 /// Runs every point of `plan` on the current rayon pool and returns the files a sweep folder
 /// would hold. `stop` interrupts it (the error is then `SweepError::Run` of a cancelled unit).
 pub fn run_in_memory(plan: &Plan, stop: &AtomicBool) -> Result<SweepFiles, SweepError> {
     let info = &plan.info;
     let points: Vec<&PlannedPoint> = plan.points.iter().collect();
-    let slots: Vec<Mutex<Option<(Vec<File>, Vec<SummaryRow>)>>> =
-        points.iter().map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<Done>>> = points.iter().map(|_| Mutex::new(None)).collect();
     let done = |t: usize, run_output: RunOutput| -> Result<(), SweepError> {
         let run_info = points[t].run_info.clone().with_results(&run_output);
         let files = output::in_memory(&run_output, &run_info, false);

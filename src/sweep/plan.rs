@@ -6,7 +6,7 @@
 //! `pool.dgx.nodes` gives 0, 2, 4, not 0.0 (see [`crate::scenario::FieldKind`]).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use toml::Value;
 
@@ -126,6 +126,42 @@ pub fn relevance(info: &SweepInfo) -> Vec<Vec<bool>> {
                 .collect()
         })
         .collect()
+}
+
+/// For `validate`: what the scenario's `[sweep]` table would run, if it has one (`source`,
+/// already read, and its base load `loaded`).
+pub fn describe(
+    scenario: &Path,
+    set: &[Override],
+    source: &Source,
+    loaded: Loaded,
+) -> Result<Option<String>, SweepError> {
+    let request = Request {
+        scenario: scenario.to_path_buf(),
+        vary: Vec::new(),
+        sampling: None,
+        set: set.to_vec(),
+    };
+    let plan = match plan_loaded(&request, source, loaded) {
+        Ok(plan) => plan,
+        Err(SweepError::NothingToVary { .. }) => return Ok(None),
+        Err(error) => return Err(error),
+    };
+    let info = &plan.info;
+    let method = match info.sampling.method.as_str() {
+        "grid" => "a grid".to_string(),
+        "lhs" => "a Latin hypercube sample".to_string(),
+        other => format!("a {other} sample"),
+    };
+    Ok(Some(format!(
+        "[sweep]: {} points, {method} over {}",
+        info.points.len(),
+        info.parameters
+            .iter()
+            .map(|p| p.path.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
 }
 
 /// One parameter while planning: where it came from (for messages), its spec and domain.
