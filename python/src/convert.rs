@@ -19,9 +19,9 @@ pub fn to_toml(value: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
     if let Ok(dict) = value.cast::<PyDict>() {
         let mut table = toml::Table::new();
         for (key, item) in dict.iter() {
-            let key: String = key
-                .extract()
-                .map_err(|_| PyTypeError::new_err(format!("a table's keys must be str, got {key}")))?;
+            let key: String = key.extract().map_err(|_| {
+                PyTypeError::new_err(format!("a table's keys must be str, got {key}"))
+            })?;
             table.insert(key, to_toml(&item)?);
         }
         return Ok(toml::Value::Table(table));
@@ -62,7 +62,8 @@ pub fn override_of(item: &Bound<'_, PyAny>) -> PyResult<Override> {
             "set: expected \"PATH=VALUE\" or a (path, value) pair, got {item}"
         ))
     })?;
-    let path = field_path(&path).map_err(|problem| PyValueError::new_err(format!("set: {problem}")))?;
+    let path =
+        field_path(&path).map_err(|problem| PyValueError::new_err(format!("set: {problem}")))?;
     Ok(Override::new(&path, to_toml(&value)?))
 }
 

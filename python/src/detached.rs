@@ -18,7 +18,9 @@ struct Finished<'a>(&'a (Mutex<bool>, Condvar));
 impl Drop for Finished<'_> {
     fn drop(&mut self) {
         let (done, condvar) = self.0;
-        *done.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = true;
+        *done
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = true;
         condvar.notify_all();
     }
 }

@@ -3,7 +3,7 @@
 //! the charts) as bytes, written by the simulator's own writers into memory, and the
 //! package's Python side reads them into pandas DataFrames. Scenario checks, simulation and
 //! statistics are the library's; this crate only converts arguments, releases the GIL
-//! ([`detached`]) and maps errors to exceptions ([`errors`]).
+//! (`detached.rs`) and maps errors to exceptions (`errors.rs`).
 
 mod convert;
 mod detached;
@@ -99,7 +99,10 @@ fn run(
     let threads = detached::threads_or_all(threads);
     let shown = path.as_ref().map(|p| p.display().to_string());
     let mut line = command_line("run", shown.as_deref(), &user_set);
-    let flags = [("--replications", replications.map(u64::from)), ("--seed", seed)];
+    let flags = [
+        ("--replications", replications.map(u64::from)),
+        ("--seed", seed),
+    ];
     for (flag, value) in flags {
         if let Some(value) = value {
             line.extend([flag.to_string(), value.to_string()]);
