@@ -15,6 +15,7 @@ mod properties;
 mod scheduling;
 mod services;
 mod slurm;
+mod spot;
 mod sweep;
 mod sweep_charts;
 mod theory;
