@@ -58,10 +58,13 @@ pub fn draw<DB: DrawingBackend>(
         .filter_map(|(strategy_idx, s)| {
             let wait = triple(s, "wait_p95_h")?;
             let cost = triple(s, "total_cost")?;
-            let share_of_arrived = |metric: &str| match (triple(s, metric), triple(s, "jobs_arrived")) {
-                (Some((count, _, _)), Some((arrived, _, _))) if arrived > 0.0 => count / arrived,
-                _ => 0.0,
-            };
+            let share_of_arrived =
+                |metric: &str| match (triple(s, metric), triple(s, "jobs_arrived")) {
+                    (Some((count, _, _)), Some((arrived, _, _))) if arrived > 0.0 => {
+                        count / arrived
+                    }
+                    _ => 0.0,
+                };
             let (unfinished, late) = (
                 share_of_arrived("jobs_unfinished"),
                 share_of_arrived("deadline_misses"),
