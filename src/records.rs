@@ -68,6 +68,13 @@ pub struct ReplicationRow {
     pub wait_p95_lower_bound: f64,
 }
 
+/// Whether a metric (of `summary.csv`, `workloads.csv`, `teams.csv`, `services.csv`,
+/// `sweep.csv`) is an amount of money, in the scenario's currency: `cost`, `cost_*` and
+/// `total_cost*`. Such rows say the currency in their `currency` column.
+pub fn is_money(metric: &str) -> bool {
+    metric == "cost" || metric.starts_with("cost_") || metric.starts_with("total_cost")
+}
+
 /// A metric of a replication row, by name.
 pub type Metric = (&'static str, fn(&ReplicationRow) -> f64);
 
@@ -316,6 +323,128 @@ pub struct MonthlyRow {
     pub cost_reserved: f64,
     pub cost_on_demand: f64,
     pub cost_spot: f64,
+    /// Percentiles over replications of the month's cost, amortised and cash (budgets with a
+    /// margin: "the P95 bill of month 18"), by linear interpolation as in `summary.csv`.
+    /// These and the bands below are absent from folders of earlier versions, which read
+    /// back with NaN there.
+    #[serde(default = "undefined")]
+    pub cost_p5: f64,
+    #[serde(default = "undefined")]
+    pub cost_p50: f64,
+    #[serde(default = "undefined")]
+    pub cost_p95: f64,
+    #[serde(default = "undefined")]
+    pub cost_cash_p5: f64,
+    #[serde(default = "undefined")]
+    pub cost_cash_p50: f64,
+    #[serde(default = "undefined")]
+    pub cost_cash_p95: f64,
+    /// Each cost line's 95 % interval of the mean and percentiles over replications.
+    #[serde(default = "undefined")]
+    pub cost_capital_ci95_low: f64,
+    #[serde(default = "undefined")]
+    pub cost_capital_ci95_high: f64,
+    #[serde(default = "undefined")]
+    pub cost_capital_p5: f64,
+    #[serde(default = "undefined")]
+    pub cost_capital_p50: f64,
+    #[serde(default = "undefined")]
+    pub cost_capital_p95: f64,
+    #[serde(default = "undefined")]
+    pub cost_capital_cash_ci95_low: f64,
+    #[serde(default = "undefined")]
+    pub cost_capital_cash_ci95_high: f64,
+    #[serde(default = "undefined")]
+    pub cost_capital_cash_p5: f64,
+    #[serde(default = "undefined")]
+    pub cost_capital_cash_p50: f64,
+    #[serde(default = "undefined")]
+    pub cost_capital_cash_p95: f64,
+    #[serde(default = "undefined")]
+    pub cost_energy_ci95_low: f64,
+    #[serde(default = "undefined")]
+    pub cost_energy_ci95_high: f64,
+    #[serde(default = "undefined")]
+    pub cost_energy_p5: f64,
+    #[serde(default = "undefined")]
+    pub cost_energy_p50: f64,
+    #[serde(default = "undefined")]
+    pub cost_energy_p95: f64,
+    #[serde(default = "undefined")]
+    pub cost_operations_ci95_low: f64,
+    #[serde(default = "undefined")]
+    pub cost_operations_ci95_high: f64,
+    #[serde(default = "undefined")]
+    pub cost_operations_p5: f64,
+    #[serde(default = "undefined")]
+    pub cost_operations_p50: f64,
+    #[serde(default = "undefined")]
+    pub cost_operations_p95: f64,
+    #[serde(default = "undefined")]
+    pub cost_reserved_ci95_low: f64,
+    #[serde(default = "undefined")]
+    pub cost_reserved_ci95_high: f64,
+    #[serde(default = "undefined")]
+    pub cost_reserved_p5: f64,
+    #[serde(default = "undefined")]
+    pub cost_reserved_p50: f64,
+    #[serde(default = "undefined")]
+    pub cost_reserved_p95: f64,
+    #[serde(default = "undefined")]
+    pub cost_on_demand_ci95_low: f64,
+    #[serde(default = "undefined")]
+    pub cost_on_demand_ci95_high: f64,
+    #[serde(default = "undefined")]
+    pub cost_on_demand_p5: f64,
+    #[serde(default = "undefined")]
+    pub cost_on_demand_p50: f64,
+    #[serde(default = "undefined")]
+    pub cost_on_demand_p95: f64,
+    #[serde(default = "undefined")]
+    pub cost_spot_ci95_low: f64,
+    #[serde(default = "undefined")]
+    pub cost_spot_ci95_high: f64,
+    #[serde(default = "undefined")]
+    pub cost_spot_p5: f64,
+    #[serde(default = "undefined")]
+    pub cost_spot_p50: f64,
+    #[serde(default = "undefined")]
+    pub cost_spot_p95: f64,
+}
+
+/// NaN: a value a file of an earlier version does not have.
+fn undefined() -> f64 {
+    f64::NAN
+}
+
+/// One row of `monthly_replications.csv`: one strategy in one calendar month of one
+/// replication (any quantile over replications can be computed from these).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonthlyReplicationRow {
+    pub strategy: String,
+    pub replication: u32,
+    /// Calendar month, YYYY-MM.
+    pub month: String,
+    /// Amortised view.
+    pub cost: f64,
+    pub cost_cash: f64,
+    pub cumulative_cost: f64,
+    pub cumulative_cost_cash: f64,
+    pub cost_capital: f64,
+    pub cost_capital_cash: f64,
+    pub cost_energy: f64,
+    pub cost_operations: f64,
+    pub cost_reserved: f64,
+    pub cost_on_demand: f64,
+    pub cost_spot: f64,
+    pub gpu_hours_busy: f64,
+    pub gpu_hours_paid: f64,
+    /// Busy / paid GPU-hours (undefined without paid capacity).
+    pub utilization: f64,
+    pub jobs_completed: u64,
+    /// Mean wait of the (post-warm-up) jobs that first started in the month (undefined when
+    /// none did).
+    pub wait_mean_h: f64,
 }
 
 /// One row of `summary.csv`: one metric of one strategy over replications.
@@ -453,6 +582,8 @@ pub struct Aggregates {
     pub replications: Vec<ReplicationRow>,
     pub summary: Vec<SummaryRow>,
     pub monthly: Vec<MonthlyRow>,
+    /// `monthly_replications.csv`: per strategy, replication and month.
+    pub monthly_replications: Vec<MonthlyReplicationRow>,
     pub pools_monthly: Vec<PoolMonthlyRow>,
     /// `workloads.csv` and `teams.csv`: per strategy, workload (team) and metric, then the
     /// `unallocated` cost of idle capacity.

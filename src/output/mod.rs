@@ -4,6 +4,7 @@
 //! Only this module writes files. Every file is written under a temporary name and renamed
 //! into place once complete, so a crash or Ctrl-C leaves whole files or none.
 
+mod cells;
 pub mod charts;
 pub mod lock;
 pub mod manifest;
@@ -322,10 +323,43 @@ fn partial_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Which rows of a file say the currency of their money, in a last column `currency` (issue
+/// 15: one way for every file with money).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Money<'a> {
+    /// No money in the file: no `currency` column.
+    None,
+    /// Every row has money columns: the currency on every row.
+    Every(&'a str),
+    /// A long file (a `metric` column): the currency on the rows of money metrics (see
+    /// [`crate::records::is_money`]), empty on the others.
+    Metric(&'a str),
+}
+
+impl Money<'_> {
+    fn cell(self, metric: Option<&str>) -> Option<Cell> {
+        match self {
+            Money::None => None,
+            Money::Every(currency) => Some(Cell::Text(currency.to_string())),
+            Money::Metric(currency) => Some(if metric.is_some_and(crate::records::is_money) {
+                Cell::Text(currency.to_string())
+            } else {
+                Cell::Empty
+            }),
+        }
+    }
+}
+
 /// Writes rows as CSV to `dir/name` (under a temporary name until committed); the header
-/// comes from the rows' field names.
-pub fn write_csv<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> Result<Pending, OutputError> {
+/// comes from the rows' field names, then `currency` as `money` says.
+pub fn write_csv<T: Serialize>(
+    dir: &Path,
+    name: &str,
+    rows: &[T],
+    money: Money<'_>,
+) -> Result<Pending, OutputError> {
     let mut csv = CsvFile::create(dir, name, true)?;
+    csv.money = money;
     for row in rows {
         csv.serialize(row)?;
     }
@@ -334,15 +368,18 @@ pub fn write_csv<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> Result<Pen
 
 /// A CSV file being written under its temporary name, hashed on the way for the manifest. An
 /// error names the file and removes the temporary.
-struct CsvFile {
+struct CsvFile<'m> {
     writer: csv::Writer<Hashing<fs::File>>,
     partial: PathBuf,
     path: PathBuf,
     name: String,
     rows: u64,
+    /// The header still comes from the first row's field names.
+    header_pending: bool,
+    money: Money<'m>,
 }
 
-impl CsvFile {
+impl CsvFile<'_> {
     /// `headers`: the header comes from the first row's field names (else the caller writes
     /// it with [`CsvFile::header`]).
     fn create(dir: &Path, name: &str, headers: bool) -> Result<Self, OutputError> {
@@ -351,12 +388,14 @@ impl CsvFile {
         let file = fs::File::create(&partial).map_err(io(&path))?;
         Ok(CsvFile {
             writer: csv::WriterBuilder::new()
-                .has_headers(headers)
+                .has_headers(false)
                 .from_writer(Hashing::new(file)),
             partial,
             path,
             name: name.to_string(),
             rows: 0,
+            header_pending: headers,
+            money: Money::None,
         })
     }
 
@@ -381,9 +420,28 @@ impl CsvFile {
             .map_err(|e| self.csv_error(e))
     }
 
+    /// Writes a row: an undefined number as an empty cell, then the `currency` cell.
     fn serialize<T: Serialize>(&mut self, row: T) -> Result<(), OutputError> {
+        let (names, mut cells) = match cells::to_cells(&row) {
+            Ok(row) => row,
+            Err(error) => panic!("{}: a row fleetsim cannot write: {error}", self.name),
+        };
+        let metric = names
+            .iter()
+            .position(|n| *n == "metric")
+            .and_then(|i| match &cells[i] {
+                Cell::Text(metric) => Some(metric.clone()),
+                _ => None,
+            });
+        // A tuple has no field names, so no header.
+        if self.header_pending && !names.is_empty() {
+            self.header_pending = false;
+            let money = (self.money != Money::None).then_some("currency");
+            self.header(names.iter().copied().chain(money))?;
+        }
+        cells.extend(self.money.cell(metric.as_deref()));
         self.rows += 1;
-        self.writer.serialize(row).map_err(|e| self.csv_error(e))
+        self.writer.serialize(cells).map_err(|e| self.csv_error(e))
     }
 
     /// Flushes the rows and makes sure they reached the disk.
@@ -397,6 +455,7 @@ impl CsvFile {
             path,
             name,
             rows,
+            ..
         } = self;
         let hashing = match writer.into_inner() {
             Ok(hashing) => hashing,
@@ -444,6 +503,7 @@ pub fn write_bytes(dir: &Path, name: &str, bytes: &[u8]) -> Result<Pending, Outp
 
 /// One field of a CSV row whose columns are known only at run time (`sweep.csv`). Numbers are
 /// written exactly as in the other CSV files (shortest form that reads back to the same value).
+/// An undefined number (NaN, infinite) is written as an empty cell, never as `NaN`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
     Text(String),
@@ -451,6 +511,8 @@ pub enum Cell {
     Count(u64),
     Number(f64),
     Bool(bool),
+    /// No value: an undefined number, or a null.
+    Empty,
 }
 
 impl Serialize for Cell {
@@ -459,7 +521,8 @@ impl Serialize for Cell {
             Cell::Text(text) => serializer.serialize_str(text),
             Cell::Integer(n) => serializer.serialize_i64(*n),
             Cell::Count(n) => serializer.serialize_u64(*n),
-            Cell::Number(x) => serializer.serialize_f64(*x),
+            Cell::Number(x) if x.is_finite() => serializer.serialize_f64(*x),
+            Cell::Number(_) | Cell::Empty => serializer.serialize_str(""),
             Cell::Bool(b) => serializer.serialize_bool(*b),
         }
     }
@@ -526,11 +589,19 @@ pub fn write_groups(
     name: &str,
     column: &str,
     rows: &[GroupSummaryRow],
+    currency: &str,
 ) -> Result<Pending, OutputError> {
     let mut csv = CsvFile::create(dir, name, false)?;
-    // The columns of summary.csv, with the group's after the strategy.
+    csv.money = Money::Metric(currency);
+    // The columns of summary.csv, with the group's after the strategy, then the currency.
     let (strategy, stats) = sweep_table::STAT_COLUMNS.split_at(1);
-    csv.header(strategy.iter().chain([&column]).chain(stats))?;
+    csv.header(
+        strategy
+            .iter()
+            .chain([&column])
+            .chain(stats)
+            .chain([&"currency"]),
+    )?;
     for row in rows {
         csv.serialize(row)?;
     }
@@ -593,7 +664,8 @@ pub fn remove(path: &Path) -> Result<(), OutputError> {
     }
 }
 
-/// Reads the rows of a CSV file fleetsim wrote.
+/// Reads the rows of a CSV file fleetsim wrote, by column name: an empty cell reads as NaN
+/// into a number, as `None` into an option.
 pub fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, OutputError> {
     let unreadable = |error: csv::Error| match error.kind() {
         csv::ErrorKind::Io(_) => match error.into_kind() {
@@ -609,10 +681,19 @@ pub fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, OutputError>
         },
     };
     let mut reader = csv::Reader::from_path(path).map_err(unreadable)?;
-    reader
-        .deserialize()
-        .collect::<Result<Vec<T>, _>>()
-        .map_err(unreadable)
+    let header = reader.headers().map_err(unreadable)?.clone();
+    let mut rows = Vec::new();
+    for (line, record) in reader.records().enumerate() {
+        let record = record.map_err(unreadable)?;
+        // Line 1 is the header.
+        let row =
+            cells::from_record(&header, &record).map_err(|error| OutputError::Unreadable {
+                path: path.to_path_buf(),
+                message: format!("line {}: {error}", line + 2),
+            })?;
+        rows.push(row);
+    }
+    Ok(rows)
 }
 
 /// Reads a JSON file fleetsim wrote; `Ok(None)` when there is none.
@@ -662,37 +743,61 @@ fn write_pending(
     pending: &mut Staged,
 ) -> Result<(), OutputError> {
     let aggregates = &output.aggregates;
+    let currency = info.currency.as_str();
     let pools: Vec<_> = output
         .units
         .iter()
         .flat_map(|u| u.pools.iter().cloned())
         .collect();
-    pending.push(write_csv(dir, "summary.csv", &aggregates.summary)?);
+    let every = Money::Every(currency);
+    let by_metric = Money::Metric(currency);
+    pending.push(write_csv(
+        dir,
+        "summary.csv",
+        &aggregates.summary,
+        by_metric,
+    )?);
     pending.push(write_csv(
         dir,
         "replications.csv",
         &aggregates.replications,
+        every,
     )?);
-    pending.push(write_csv(dir, "pools.csv", &pools)?);
-    pending.push(write_csv(dir, "monthly.csv", &aggregates.monthly)?);
+    pending.push(write_csv(dir, "pools.csv", &pools, every)?);
+    pending.push(write_csv(dir, "monthly.csv", &aggregates.monthly, every)?);
+    pending.push(write_csv(
+        dir,
+        "monthly_replications.csv",
+        &aggregates.monthly_replications,
+        every,
+    )?);
     pending.push(write_csv(
         dir,
         "pools_monthly.csv",
         &aggregates.pools_monthly,
+        every,
     )?);
     pending.push(write_groups(
         dir,
         "workloads.csv",
         "workload",
         &aggregates.workloads,
+        currency,
     )?);
-    pending.push(write_groups(dir, "teams.csv", "team", &aggregates.teams)?);
+    pending.push(write_groups(
+        dir,
+        "teams.csv",
+        "team",
+        &aggregates.teams,
+        currency,
+    )?);
     if !aggregates.services.is_empty() {
         pending.push(write_groups(
             dir,
             "services.csv",
             "service",
             &aggregates.services,
+            currency,
         )?);
         pending.push(write_periods(
             dir,
@@ -713,7 +818,7 @@ fn write_pending(
             .iter()
             .flat_map(|u| u.jobs.iter().cloned())
             .collect();
-        pending.push(write_csv(dir, "jobs.csv", &jobs)?);
+        pending.push(write_csv(dir, "jobs.csv", &jobs, every)?);
     }
     let mut info = info.clone();
     info.files = pending.records().cloned().collect();
@@ -792,7 +897,9 @@ mod tests {
             return; // Not on Linux.
         }
         let rows: Vec<(u32, f64)> = (0..10_000).map(|i| (i, f64::from(i) / 3.0)).collect();
-        let error = write_csv(&dir, "summary.csv", &rows).err().unwrap();
+        let error = write_csv(&dir, "summary.csv", &rows, Money::None)
+            .err()
+            .unwrap();
         let path = dir.join("summary.csv").display().to_string();
         assert!(
             error
@@ -924,10 +1031,7 @@ mod tests {
             .commit()
             .unwrap();
         let text = fs::read_to_string(dir.join("t.csv")).unwrap();
-        assert_eq!(
-            text,
-            "a.b,x,n\n\"p,q\",0.30000000000000004,3\n-4,NaN,true\n"
-        );
+        assert_eq!(text, "a.b,x,n\n\"p,q\",0.30000000000000004,3\n-4,,true\n");
         #[derive(serde::Deserialize)]
         struct Row {
             x: f64,
