@@ -551,6 +551,244 @@ pub struct PoolMonthlyRow {
     pub cost_cash: f64,
 }
 
+/// How long one charge period of the FOCUS export (`focus.csv`) is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChargePeriod {
+    /// A UTC day.
+    Day,
+    /// A calendar month of the horizon.
+    Month,
+}
+
+impl ChargePeriod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChargePeriod::Day => "day",
+            ChargePeriod::Month => "month",
+        }
+    }
+}
+
+/// Whose busy GPU-hours: the jobs of one workload and team, or one service's replicas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Consumer {
+    /// Indices into `Config::workloads` and `Config::teams`.
+    Jobs { workload: usize, team: usize },
+    /// Index into `Config::services`.
+    Service(usize),
+}
+
+/// One pool in one charge period of one replication: what it cost, line by line (the
+/// amortised view; `cost_capital_cash` is the cash view of capital), and who kept it busy.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PeriodCharge {
+    pub gpu_hours_paid: f64,
+    pub cost_capital: f64,
+    pub cost_capital_cash: f64,
+    pub cost_energy: f64,
+    /// Energy drawn, kWh (PUE included).
+    pub energy_kwh: f64,
+    pub cost_operations: f64,
+    pub cost_reserved: f64,
+    pub cost_on_demand: f64,
+    pub cost_spot: f64,
+    /// Busy GPU-hours by consumer, in `Consumer` order; only those with some.
+    pub busy: Vec<(Consumer, f64)>,
+}
+
+/// The charges of one unit by pool and charge period, for the FOCUS export (issue 15): only
+/// the exported replication of each strategy is simulated with this detail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitCharges {
+    pub period: ChargePeriod,
+    /// Start of each period, hours since the scenario's start, then the horizon.
+    pub starts_h: Vec<f64>,
+    /// Per strategy pool (in the strategy's order), per period.
+    pub pools: Vec<Vec<PeriodCharge>>,
+}
+
+/// A FOCUS decimal (`focus.csv`): written in plain notation, always with a decimal point
+/// (`24.0`, `0.00003`; never `24`, which FOCUS readers take for an integer, nor `3e-5`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Decimal(pub f64);
+
+impl Decimal {
+    /// The text written for the value.
+    pub fn text(self) -> String {
+        assert!(
+            self.0.is_finite(),
+            "a FOCUS decimal is finite, got {}",
+            self.0
+        );
+        // -0.0 would be written "-0.0".
+        let x = if self.0 == 0.0 { 0.0 } else { self.0 };
+        let mut text = x.to_string();
+        if !text.contains('.') {
+            text.push_str(".0");
+        }
+        text
+    }
+}
+
+impl Serialize for Decimal {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text())
+    }
+}
+
+/// One row of `focus.csv`: one charge of the FOCUS 1.2 export (issue 15), named as the
+/// specification names its columns; the `x_Fleetsim*` columns are fleetsim's own. A `None`
+/// is a null (an empty cell). docs/finops.md says what each column holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FocusRow {
+    #[serde(rename = "BilledCost")]
+    pub billed_cost: Decimal,
+    #[serde(rename = "BillingAccountId")]
+    pub billing_account_id: String,
+    #[serde(rename = "BillingAccountName")]
+    pub billing_account_name: String,
+    #[serde(rename = "BillingCurrency")]
+    pub billing_currency: String,
+    #[serde(rename = "BillingPeriodEnd")]
+    pub billing_period_end: String,
+    #[serde(rename = "BillingPeriodStart")]
+    pub billing_period_start: String,
+    #[serde(rename = "ChargeCategory")]
+    pub charge_category: String,
+    #[serde(rename = "ChargeClass")]
+    pub charge_class: Option<String>,
+    #[serde(rename = "ChargeDescription")]
+    pub charge_description: String,
+    #[serde(rename = "ChargeFrequency")]
+    pub charge_frequency: String,
+    #[serde(rename = "ChargePeriodEnd")]
+    pub charge_period_end: String,
+    #[serde(rename = "ChargePeriodStart")]
+    pub charge_period_start: String,
+    #[serde(rename = "CommitmentDiscountCategory")]
+    pub commitment_discount_category: Option<String>,
+    #[serde(rename = "CommitmentDiscountId")]
+    pub commitment_discount_id: Option<String>,
+    #[serde(rename = "CommitmentDiscountName")]
+    pub commitment_discount_name: Option<String>,
+    #[serde(rename = "CommitmentDiscountQuantity")]
+    pub commitment_discount_quantity: Option<Decimal>,
+    #[serde(rename = "CommitmentDiscountStatus")]
+    pub commitment_discount_status: Option<String>,
+    #[serde(rename = "CommitmentDiscountType")]
+    pub commitment_discount_type: Option<String>,
+    #[serde(rename = "CommitmentDiscountUnit")]
+    pub commitment_discount_unit: Option<String>,
+    #[serde(rename = "ConsumedQuantity")]
+    pub consumed_quantity: Option<Decimal>,
+    #[serde(rename = "ConsumedUnit")]
+    pub consumed_unit: Option<String>,
+    #[serde(rename = "ContractedCost")]
+    pub contracted_cost: Decimal,
+    #[serde(rename = "ContractedUnitPrice")]
+    pub contracted_unit_price: Decimal,
+    #[serde(rename = "EffectiveCost")]
+    pub effective_cost: Decimal,
+    #[serde(rename = "InvoiceId")]
+    pub invoice_id: Option<String>,
+    #[serde(rename = "InvoiceIssuerName")]
+    pub invoice_issuer_name: String,
+    #[serde(rename = "ListCost")]
+    pub list_cost: Decimal,
+    #[serde(rename = "ListUnitPrice")]
+    pub list_unit_price: Decimal,
+    #[serde(rename = "PricingCategory")]
+    pub pricing_category: String,
+    #[serde(rename = "PricingCurrency")]
+    pub pricing_currency: String,
+    #[serde(rename = "PricingCurrencyContractedUnitPrice")]
+    pub pricing_currency_contracted_unit_price: Decimal,
+    #[serde(rename = "PricingCurrencyEffectiveCost")]
+    pub pricing_currency_effective_cost: Decimal,
+    #[serde(rename = "PricingCurrencyListUnitPrice")]
+    pub pricing_currency_list_unit_price: Decimal,
+    #[serde(rename = "PricingQuantity")]
+    pub pricing_quantity: Decimal,
+    #[serde(rename = "PricingUnit")]
+    pub pricing_unit: String,
+    #[serde(rename = "ProviderName")]
+    pub provider_name: String,
+    #[serde(rename = "PublisherName")]
+    pub publisher_name: String,
+    #[serde(rename = "RegionId")]
+    pub region_id: Option<String>,
+    #[serde(rename = "RegionName")]
+    pub region_name: Option<String>,
+    #[serde(rename = "ResourceId")]
+    pub resource_id: String,
+    #[serde(rename = "ResourceName")]
+    pub resource_name: String,
+    #[serde(rename = "ResourceType")]
+    pub resource_type: String,
+    #[serde(rename = "ServiceCategory")]
+    pub service_category: String,
+    #[serde(rename = "ServiceName")]
+    pub service_name: String,
+    #[serde(rename = "ServiceSubcategory")]
+    pub service_subcategory: String,
+    #[serde(rename = "SkuId")]
+    pub sku_id: String,
+    #[serde(rename = "SkuMeter")]
+    pub sku_meter: String,
+    #[serde(rename = "SkuPriceDetails")]
+    pub sku_price_details: Option<String>,
+    #[serde(rename = "SkuPriceId")]
+    pub sku_price_id: String,
+    #[serde(rename = "SubAccountId")]
+    pub sub_account_id: Option<String>,
+    #[serde(rename = "SubAccountName")]
+    pub sub_account_name: Option<String>,
+    #[serde(rename = "Tags")]
+    pub tags: String,
+    #[serde(rename = "x_FleetsimScenario")]
+    pub x_fleetsim_scenario: String,
+    #[serde(rename = "x_FleetsimStrategy")]
+    pub x_fleetsim_strategy: String,
+    #[serde(rename = "x_FleetsimReplication")]
+    pub x_fleetsim_replication: u32,
+    #[serde(rename = "x_FleetsimPool")]
+    pub x_fleetsim_pool: String,
+    #[serde(rename = "x_FleetsimWorkload")]
+    pub x_fleetsim_workload: Option<String>,
+    #[serde(rename = "x_FleetsimService")]
+    pub x_fleetsim_service: Option<String>,
+    #[serde(rename = "x_FleetsimCostKind")]
+    pub x_fleetsim_cost_kind: String,
+}
+
+/// The exported replication of each strategy, simulated again with charges by period.
+#[derive(Debug, Clone)]
+pub struct FocusUnits {
+    pub period: ChargePeriod,
+    /// One per strategy, in order, each with its `charges`.
+    pub units: Vec<UnitResult>,
+}
+
+/// What `run.json` says of the FOCUS export.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FocusInfo {
+    /// "day" or "month".
+    pub period: String,
+    /// The replication exported for each strategy: the one with the median total cost.
+    pub replications: Vec<FocusReplication>,
+}
+
+/// The replication `focus.csv` shows for one strategy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FocusReplication {
+    pub strategy: String,
+    pub replication: u32,
+    /// Its `total_cost` (the sum of EffectiveCost) and `total_cost_cash` (of BilledCost).
+    pub total_cost: f64,
+    pub total_cost_cash: f64,
+}
+
 /// Everything one replication of one strategy produced.
 #[derive(Debug, Clone)]
 pub struct UnitResult {
@@ -573,6 +811,8 @@ pub struct UnitResult {
     pub unallocated: Unallocated,
     pub jobs: Vec<JobRow>,
     pub events: u64,
+    /// By pool and charge period, when asked for (the FOCUS export).
+    pub charges: Option<UnitCharges>,
 }
 
 /// What the output files and the terminal summary need: the rows aggregated over
@@ -605,6 +845,8 @@ pub struct RunOutput {
     pub aggregates: Aggregates,
     /// Events simulated, summed over the units.
     pub events: u64,
+    /// With `--focus`: the exported replications with their charges.
+    pub focus: Option<FocusUnits>,
 }
 
 /// `run.json`: what produced a result folder.
@@ -641,6 +883,9 @@ pub struct RunInfo {
     pub charts: Vec<String>,
     /// The scenario after `--set`, with defaults filled in.
     pub scenario: serde_json::Value,
+    /// With `--focus`: the charge period and the replication `focus.csv` shows per strategy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<FocusInfo>,
     /// Present in the folders of sweep points: which point this is. A point counts as done
     /// (`--resume`, `merge`) when this matches the sweep's description of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -673,15 +918,31 @@ impl RunInfo {
             files: Vec::new(),
             charts: Vec::new(),
             scenario,
+            focus: None,
             sweep_point: None,
         }
     }
 
-    /// With the events simulated and the break-even months of `output`.
+    /// With the events simulated, the break-even months and the FOCUS replications of
+    /// `output`.
     pub fn with_results(self, output: &RunOutput) -> Self {
+        let focus = output.focus.as_ref().map(|focus| FocusInfo {
+            period: focus.period.as_str().to_string(),
+            replications: focus
+                .units
+                .iter()
+                .map(|unit| FocusReplication {
+                    strategy: unit.row.strategy.clone(),
+                    replication: unit.replication,
+                    total_cost: unit.row.total_cost,
+                    total_cost_cash: unit.row.total_cost_cash,
+                })
+                .collect(),
+        });
         RunInfo {
             events_simulated: output.events,
             break_even_month: output.aggregates.break_even_month.clone(),
+            focus,
             ..self
         }
     }
@@ -772,6 +1033,9 @@ pub struct SweepInfo {
     pub points: Vec<SweepPoint>,
     /// The scenario with the `--set` overrides, without `[sweep]`, defaults filled in.
     pub scenario: serde_json::Value,
+    /// `--focus`: the charge period of every point's `focus.csv`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<ChargePeriod>,
 }
 
 /// `shard-K-of-N.json`: a shard of a sweep finished; `merge` looks for one per shard.

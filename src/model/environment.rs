@@ -50,6 +50,9 @@ impl<'c> FleetSim<'c> {
         if extra_h > 0.0 {
             add(calendar.month_of(to_h), extra_h);
         }
+        if let Some(ledger) = self.charges.as_mut() {
+            ledger.bill(sp, from_h, to_h, extra_h, per_node, price);
+        }
         let gpu_h = per_node * ((to_h - from_h).max(0.0) + extra_h.max(0.0));
         state.counters.gpu_hours_paid += gpu_h;
         state.counters.cost += gpu_h * price;

@@ -13,6 +13,7 @@ pub mod accounts;
 mod backfill;
 use backfill::{HELD_PER_PASS_MAX, Held, Reserved};
 pub mod billing;
+pub mod charges;
 pub mod demand;
 mod environment;
 mod finish;
@@ -38,7 +39,8 @@ use rand_distr::Exp1;
 use crate::engine::{self, EngineError, Limits, Sim};
 use crate::policies::{self, Candidate, PoolFacts, QueueKey};
 use crate::records::{
-    GroupRow, JobRow, MonthTotals, PoolMonth, PoolRow, ReplicationRow, Unallocated, UnitResult,
+    ChargePeriod, Consumer, GroupRow, JobRow, MonthTotals, PoolMonth, PoolRow, ReplicationRow,
+    Unallocated, UnitResult,
 };
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::trace::replay::NO_SPEC;
@@ -125,7 +127,39 @@ pub fn simulate_until(
     trace: bool,
     stop: &AtomicBool,
 ) -> Result<UnitResult, SimError> {
-    let mut model = FleetSim::new(config, strategy, replication, trace);
+    run_unit(
+        FleetSim::new(config, strategy, replication, trace),
+        config,
+        stop,
+    )
+}
+
+/// [`simulate_until`], also keeping the unit's charges by pool and `period` (the FOCUS export,
+/// issue 15) in [`UnitResult::charges`]. The simulation is the same, so the unit's rows are too.
+pub fn simulate_charges(
+    config: &Config,
+    strategy: usize,
+    replication: u32,
+    period: ChargePeriod,
+    stop: &AtomicBool,
+) -> Result<UnitResult, SimError> {
+    let mut model = FleetSim::new(config, strategy, replication, false);
+    model.charges = Some(Box::new(charges::Ledger::new(
+        period,
+        &config.calendar,
+        model.pools.len(),
+        config.workloads.len(),
+        config.teams.len(),
+        config.services.len(),
+    )));
+    run_unit(model, config, stop)
+}
+
+fn run_unit(
+    mut model: FleetSim<'_>,
+    config: &Config,
+    stop: &AtomicBool,
+) -> Result<UnitResult, SimError> {
     let mut sim = Sim::new();
     model.start(&mut sim);
     // The engine runs in chunks of the event budget; between chunks we look at the stop flag,
@@ -430,6 +464,8 @@ pub struct FleetSim<'c> {
     vacant_replicas: Vec<u32>,
     /// A reserve or a service needs attention at the end of the event.
     services_dirty: bool,
+    /// Charges by period, for the unit the FOCUS export shows (see [`simulate_charges`]).
+    charges: Option<Box<charges::Ledger>>,
 }
 
 impl<'c> FleetSim<'c> {
@@ -565,6 +601,7 @@ impl<'c> FleetSim<'c> {
             replicas: Vec::new(),
             vacant_replicas: Vec::new(),
             services_dirty: false,
+            charges: None,
         }
     }
 

@@ -6,6 +6,7 @@
 
 mod cells;
 pub mod charts;
+pub mod focus;
 pub mod lock;
 pub mod manifest;
 mod summary_table;
@@ -20,6 +21,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::records::{FileRecord, GroupSummaryRow, RunInfo, RunOutput, ServicePeriodRow};
+use crate::scenario::Config;
 use manifest::{Fnv1a, Hashing};
 
 pub use lock::{DirLock, LockMode, check_not_locked, lock_dir};
@@ -725,18 +727,20 @@ fn write_all(mut file: fs::File, path: &Path, bytes: &[u8]) -> Result<(), Output
 /// written (disk full, permissions), the temporaries are removed and earlier results stay.
 pub fn write_results(
     dir: &Path,
+    config: &Config,
     output: &RunOutput,
     info: &RunInfo,
     trace: bool,
 ) -> Result<Vec<PathBuf>, OutputError> {
     let mut staged = Staged::default();
-    write_pending(dir, output, info, trace, &mut staged)?;
+    write_pending(dir, config, output, info, trace, &mut staged)?;
     // run.json is renamed last: a folder whose run.json lists a file holds all of them.
     staged.commit_all()
 }
 
 fn write_pending(
     dir: &Path,
+    config: &Config,
     output: &RunOutput,
     info: &RunInfo,
     trace: bool,
@@ -819,6 +823,20 @@ fn write_pending(
             .flat_map(|u| u.jobs.iter().cloned())
             .collect();
         pending.push(write_csv(dir, "jobs.csv", &jobs, every)?);
+    }
+    if let Some(units) = &output.focus {
+        // FOCUS names its own currency column (BillingCurrency).
+        let mut csv = CsvFile::create(dir, "focus.csv", true)?;
+        let mut failed = None;
+        focus::each_row(config, units, &mut |row| {
+            if failed.is_none() {
+                failed = csv.serialize(row).err();
+            }
+        });
+        if let Some(error) = failed {
+            return Err(error);
+        }
+        pending.push(csv.finish()?);
     }
     let mut info = info.clone();
     info.files = pending.records().cloned().collect();

@@ -269,6 +269,10 @@ pub struct Pool {
     pub gpus_per_node: u32,
     pub kind: PoolKind,
     pub placement: Placement,
+    /// Who sells or runs the capacity (the FOCUS export's provider); the type by default.
+    pub provider: String,
+    /// Where the capacity is (the FOCUS export's region), if the file says.
+    pub region: Option<String>,
 }
 
 /// How a gang takes GPUs of a pool's nodes.

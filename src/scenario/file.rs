@@ -263,6 +263,14 @@ pub struct PoolFile {
     /// How gangs are placed on nodes: "node_local" (default) or "spread".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<PlacementFile>,
+    /// Who sells (or, on-prem, runs) the capacity, for the FOCUS export's ProviderName,
+    /// PublisherName and InvoiceIssuerName (issue 15); default: the pool's type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// Where the capacity is (a cloud region, a data centre), for the FOCUS export's
+    /// RegionId and RegionName; none by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]

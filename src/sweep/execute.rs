@@ -17,7 +17,7 @@ use super::folder::{self, INVOCATION, point_dir};
 use super::plan::{Plan, PlannedPoint, label};
 use super::shard::{Shard, points_of};
 use crate::output::{self, PointSummary};
-use crate::records::{InvocationInfo, RunOutput, ShardInfo, SweepInfo, UnitResult};
+use crate::records::{ChargePeriod, InvocationInfo, RunOutput, ShardInfo, SweepInfo, UnitResult};
 use crate::runner::{self, RunError, Unit};
 use crate::stats;
 
@@ -127,7 +127,13 @@ pub fn execute(
         };
         bar.inc(1);
         if let Some(results) = finished {
-            write_point(out, point, results)?;
+            write_point(out, point, results, info.focus, stop).map_err(|error| match error {
+                PointError::Sweep(error) => error,
+                PointError::Run(source) => SweepError::Run {
+                    point: label(info, point.point()),
+                    source,
+                },
+            })?;
             let done = resumed + written.fetch_add(1, Ordering::Relaxed) + 1;
             bar.set_message(output::sweep_progress_message(
                 done,
@@ -214,26 +220,46 @@ fn point_is_done(out: &Path, info: &SweepInfo, point: &PlannedPoint, notify: fn(
     }
 }
 
-/// Summarizes a point whose units are all done and writes its folder (`run.json` last).
+/// Why a point could not be written.
+enum PointError {
+    Sweep(SweepError),
+    /// Simulating its FOCUS units again.
+    Run(RunError),
+}
+
+impl<E: Into<SweepError>> From<E> for PointError {
+    fn from(error: E) -> Self {
+        PointError::Sweep(error.into())
+    }
+}
+
+/// Summarizes a point whose units are all done and writes its folder (`run.json` last); with
+/// `focus`, its median units are simulated again for `focus.csv` first.
 fn write_point(
     out: &Path,
     point: &PlannedPoint,
     results: Vec<Option<UnitResult>>,
-) -> Result<(), SweepError> {
+    focus: Option<ChargePeriod>,
+    stop: &AtomicBool,
+) -> Result<(), PointError> {
     let units: Vec<UnitResult> = results
         .into_iter()
         .map(|r| r.expect("every unit of a finished point is done"))
         .collect();
     let aggregates = stats::summarize(&point.config, &units);
     let events = units.iter().map(|u| u.events).sum();
-    let run_output = RunOutput {
+    let mut run_output = RunOutput {
         units,
         aggregates,
         events,
+        focus: None,
     };
+    if let Some(period) = focus {
+        runner::add_focus(&point.config, &mut run_output, period, stop).map_err(PointError::Run)?;
+    }
     let info = point.run_info.clone().with_results(&run_output);
     let dir = point_dir(out, point.point());
     output::create_dir(&dir)?;
-    output::write_results(&dir, &run_output, &info, false)?;
+    output::write_results(&dir, &point.config, &run_output, &info, false)?;
     Ok(())
 }
