@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod determinism;
 mod errors;
+mod finops;
 mod fuzz;
 mod golden;
 mod peer;
