@@ -66,6 +66,29 @@ pub struct ReplicationRow {
     pub wait_max_h: f64,
     /// 1 when `wait_p95_h` is only a lower bound (jobs never started could move it), else 0.
     pub wait_p95_lower_bound: f64,
+    // Columns added with issue 14: absent from older result folders, read back as unknown.
+    /// Reserved capacity as paid (up front or month by month; `cost_reserved` spreads it).
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash: f64,
+    /// Checkpoint storage, and data moved between sites.
+    #[serde(default = "unknown")]
+    pub cost_storage: f64,
+    #[serde(default = "unknown")]
+    pub cost_network: f64,
+    /// The cash view discounted to `start` at `discount_rate_per_year`.
+    #[serde(default = "unknown")]
+    pub total_cost_npv: f64,
+    /// As `break_even_months`, in the discounted cash view.
+    #[serde(default = "unknown")]
+    pub break_even_months_npv: f64,
+    /// CO2 of the energy the fleet drew (estimated for cloud pools), tonnes.
+    #[serde(default = "unknown")]
+    pub co2_tonnes: f64,
+}
+
+/// A value a file written before its column existed does not give.
+fn unknown() -> f64 {
+    f64::NAN
 }
 
 /// Whether a metric (of `summary.csv`, `workloads.csv`, `teams.csv`, `services.csv`,
@@ -80,7 +103,7 @@ pub type Metric = (&'static str, fn(&ReplicationRow) -> f64);
 
 impl ReplicationRow {
     /// Every numeric column, in CSV order: the metrics of `summary.csv`.
-    pub const METRICS: [Metric; 32] = [
+    pub const METRICS: [Metric; 38] = [
         ("total_cost", |r| r.total_cost),
         ("total_cost_cash", |r| r.total_cost_cash),
         ("jobs_arrived", |r| r.jobs_arrived as f64),
@@ -113,6 +136,12 @@ impl ReplicationRow {
         ("wait_p99_h", |r| r.wait_p99_h),
         ("wait_max_h", |r| r.wait_max_h),
         ("wait_p95_lower_bound", |r| r.wait_p95_lower_bound),
+        ("cost_reserved_cash", |r| r.cost_reserved_cash),
+        ("cost_storage", |r| r.cost_storage),
+        ("cost_network", |r| r.cost_network),
+        ("total_cost_npv", |r| r.total_cost_npv),
+        ("break_even_months_npv", |r| r.break_even_months_npv),
+        ("co2_tonnes", |r| r.co2_tonnes),
     ];
 }
 
@@ -323,98 +352,141 @@ pub struct MonthlyRow {
     pub cost_reserved: f64,
     pub cost_on_demand: f64,
     pub cost_spot: f64,
+    // Issue 14: the newer cost lines, the discounted cash view and CO2.
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage: f64,
+    #[serde(default = "unknown")]
+    pub cost_network: f64,
+    /// The month's cash-view cost discounted to `start`, and its running sum.
+    #[serde(default = "unknown")]
+    pub cost_cash_npv: f64,
+    #[serde(default = "unknown")]
+    pub cumulative_cost_cash_npv: f64,
+    #[serde(default = "unknown")]
+    pub cumulative_cost_cash_npv_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cumulative_cost_cash_npv_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub co2_tonnes: f64,
     /// Percentiles over replications of the month's cost, amortised and cash (budgets with a
     /// margin: "the P95 bill of month 18"), by linear interpolation as in `summary.csv`.
     /// These and the bands below are absent from folders of earlier versions, which read
     /// back with NaN there.
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_p5: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_p50: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_p95: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_cash_p5: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_cash_p50: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_cash_p95: f64,
     /// Each cost line's 95 % interval of the mean and percentiles over replications.
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_capital_ci95_low: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_capital_ci95_high: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_capital_p5: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_capital_p50: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_capital_p95: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_capital_cash_ci95_low: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_capital_cash_ci95_high: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_capital_cash_p5: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_capital_cash_p50: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_capital_cash_p95: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_energy_ci95_low: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_energy_ci95_high: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_energy_p5: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_energy_p50: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_energy_p95: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_operations_ci95_low: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_operations_ci95_high: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_operations_p5: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_operations_p50: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_operations_p95: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_reserved_ci95_low: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_reserved_ci95_high: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_reserved_p5: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_reserved_p50: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_reserved_p95: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_on_demand_ci95_low: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_on_demand_ci95_high: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_on_demand_p5: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_on_demand_p50: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_on_demand_p95: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_spot_ci95_low: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_spot_ci95_high: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_spot_p5: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_spot_p50: f64,
-    #[serde(default = "undefined")]
+    #[serde(default = "unknown")]
     pub cost_spot_p95: f64,
-}
-
-/// NaN: a value a file of an earlier version does not have.
-fn undefined() -> f64 {
-    f64::NAN
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash_p95: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage_p95: f64,
+    #[serde(default = "unknown")]
+    pub cost_network_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_network_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_network_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_network_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_network_p95: f64,
 }
 
 /// One row of `monthly_replications.csv`: one strategy in one calendar month of one
@@ -437,6 +509,13 @@ pub struct MonthlyReplicationRow {
     pub cost_reserved: f64,
     pub cost_on_demand: f64,
     pub cost_spot: f64,
+    /// Issue 14's lines: reserved capacity as paid, checkpoint storage, data moved; the
+    /// month's cash view discounted to `start`; CO2 of the energy drawn.
+    pub cost_reserved_cash: f64,
+    pub cost_storage: f64,
+    pub cost_network: f64,
+    pub cost_cash_npv: f64,
+    pub co2_tonnes: f64,
     pub gpu_hours_busy: f64,
     pub gpu_hours_paid: f64,
     /// Busy / paid GPU-hours (undefined without paid capacity).
@@ -501,6 +580,13 @@ pub struct MonthTotals {
     pub cost_reserved: f64,
     pub cost_on_demand: f64,
     pub cost_spot: f64,
+    /// Reserved capacity as paid (up front or monthly).
+    pub cost_reserved_cash: f64,
+    /// Checkpoint storage and data moved between sites.
+    pub cost_storage: f64,
+    pub cost_network: f64,
+    /// CO2 of the energy drawn, kg.
+    pub co2_kg: f64,
     pub jobs_completed: u64,
     /// Sum and count of waits of (post-warm-up) jobs first starting in the month.
     pub wait_sum_h: f64,
@@ -516,9 +602,12 @@ impl MonthTotals {
             + self.cost_reserved
             + self.cost_on_demand
             + self.cost_spot
+            + self.cost_storage
+            + self.cost_network
     }
     pub fn cost_cash(&self) -> f64 {
-        self.cost() - self.cost_capital + self.cost_capital_cash
+        self.cost() - self.cost_capital + self.cost_capital_cash - self.cost_reserved
+            + self.cost_reserved_cash
     }
 }
 
@@ -580,21 +669,51 @@ pub enum Consumer {
 }
 
 /// One pool in one charge period of one replication: what it cost, line by line (the
-/// amortised view; `cost_capital_cash` is the cash view of capital), and who kept it busy.
+/// amortised view; the `_cash` and sale fields give the cash view), and who kept it busy.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PeriodCharge {
     pub gpu_hours_paid: f64,
     pub cost_capital: f64,
     pub cost_capital_cash: f64,
+    /// An on-prem sale (issue 14), in the first period of its month: the book value written
+    /// off and the cash the nodes fetch (`cost_capital` is their difference then).
+    pub sale_book_value: f64,
+    pub sale_cash_in: f64,
     pub cost_energy: f64,
     /// Energy drawn, kWh (PUE included).
     pub energy_kwh: f64,
     pub cost_operations: f64,
+    /// Reserved capacity, amortised; and as paid: month by month, and up front (the whole
+    /// term's share, in the first period of the start month).
     pub cost_reserved: f64,
+    pub cost_reserved_monthly: f64,
+    pub cost_reserved_upfront: f64,
     pub cost_on_demand: f64,
     pub cost_spot: f64,
     /// Busy GPU-hours by consumer, in `Consumer` order; only those with some.
     pub busy: Vec<(Consumer, f64)>,
+    /// Checkpoint storage and data moved by consumer (jobs only), in `Consumer` order; only
+    /// those with some.
+    pub data: Vec<(Consumer, DataCharge)>,
+}
+
+/// What one consumer's data cost on one pool in one charge period (issue 14): checkpoints
+/// stored there, data leaving it (egress) and arriving (ingress).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DataCharge {
+    /// GB stored times the share of the month stored.
+    pub storage_gb_months: f64,
+    pub cost_storage: f64,
+    pub egress_gb: f64,
+    pub cost_egress: f64,
+    pub ingress_gb: f64,
+    pub cost_ingress: f64,
+}
+
+impl DataCharge {
+    pub fn is_empty(&self) -> bool {
+        self.storage_gb_months == 0.0 && self.egress_gb == 0.0 && self.ingress_gb == 0.0
+    }
 }
 
 /// The charges of one unit by pool and charge period, for the FOCUS export (issue 15): only
@@ -835,6 +954,8 @@ pub struct Aggregates {
     pub services_hourly: Vec<ServicePeriodRow>,
     /// Per strategy: the break-even month (YYYY-MM) of the mean cash-view curves, if any.
     pub break_even_month: Vec<Option<String>>,
+    /// The same of the discounted cash-view curves.
+    pub break_even_month_npv: Vec<Option<String>>,
 }
 
 /// A whole run of a scenario (or of a sweep point): every unit's result, then the statistics.
@@ -873,6 +994,9 @@ pub struct RunInfo {
     pub baseline: String,
     /// Per strategy, the break-even month (YYYY-MM) of the mean cash-view curves, or null.
     pub break_even_month: Vec<Option<String>>,
+    /// The same in the discounted cash view (`discount_rate_per_year`).
+    #[serde(default)]
+    pub break_even_month_npv: Vec<Option<String>>,
     pub warnings: Vec<String>,
     /// The manifest: every file the run wrote except `run.json` itself (renamed into place
     /// last), with what lets `--resume`, `merge` and the next run check it (issue 11).
@@ -914,6 +1038,7 @@ impl RunInfo {
             strategies: config.strategies.iter().map(|s| s.name.clone()).collect(),
             baseline: config.strategies[config.baseline].name.clone(),
             break_even_month: Vec::new(),
+            break_even_month_npv: Vec::new(),
             warnings,
             files: Vec::new(),
             charts: Vec::new(),
@@ -943,6 +1068,7 @@ impl RunInfo {
             events_simulated: output.events,
             break_even_month: output.aggregates.break_even_month.clone(),
             focus,
+            break_even_month_npv: output.aggregates.break_even_month_npv.clone(),
             ..self
         }
     }

@@ -127,7 +127,10 @@ fn of(
         .collect()
 }
 
-fn assert_rows(actual: &[(Option<String>, f64, f64, f64)], expected: &[(Option<&str>, f64, f64, f64)]) {
+fn assert_rows(
+    actual: &[(Option<String>, f64, f64, f64)],
+    expected: &[(Option<&str>, f64, f64, f64)],
+) {
     assert_eq!(actual.len(), expected.len(), "{actual:?} vs {expected:?}");
     for (a, e) in actual.iter().zip(expected) {
         assert_eq!(a.0.as_deref(), e.0, "{actual:?} vs {expected:?}");
@@ -244,8 +247,18 @@ fn issue_15_a_worked_bill_by_day() {
         &of(&rows, "onprem", "energy", DAY1),
         &[
             (research, 156.0 * 48.0 / 192.0, 15.6 * 0.25, 15.6 * 0.25),
-            (product, 156.0 * 8.0 / 192.0, 15.6 * 8.0 / 192.0, 15.6 * 8.0 / 192.0),
-            (None, 156.0 * 136.0 / 192.0, 15.6 * 136.0 / 192.0, 15.6 * 136.0 / 192.0),
+            (
+                product,
+                156.0 * 8.0 / 192.0,
+                15.6 * 8.0 / 192.0,
+                15.6 * 8.0 / 192.0,
+            ),
+            (
+                None,
+                156.0 * 136.0 / 192.0,
+                15.6 * 136.0 / 192.0,
+                15.6 * 136.0 / 192.0,
+            ),
         ],
     );
     assert_rows(
@@ -353,7 +366,10 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
             vec!["Usage", "Purchase", "Tax", "Credit", "Adjustment"],
         ),
         ("ChargeClass", vec!["", "Correction"]),
-        ("ChargeFrequency", vec!["One-Time", "Recurring", "Usage-Based"]),
+        (
+            "ChargeFrequency",
+            vec!["One-Time", "Recurring", "Usage-Based"],
+        ),
         (
             "PricingCategory",
             vec!["Standard", "Dynamic", "Committed", "Other"],
@@ -443,11 +459,20 @@ pub fn check_focus_folder(dir: &Path) -> usize {
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     // Custom columns come after every FOCUS column.
     let first_custom = header.iter().position(|h| h.starts_with("x_")).unwrap();
-    assert!(header[first_custom..].iter().all(|h| h.starts_with("x_")), "{header:?}");
+    assert!(
+        header[first_custom..].iter().all(|h| h.starts_with("x_")),
+        "{header:?}"
+    );
     assert_eq!(first_custom, 52, "the 52 FOCUS 1.2 columns fleetsim fills");
     let rows: Vec<BTreeMap<String, String>> = reader
         .records()
-        .map(|r| header.iter().cloned().zip(r.unwrap().iter().map(String::from)).collect())
+        .map(|r| {
+            header
+                .iter()
+                .cloned()
+                .zip(r.unwrap().iter().map(String::from))
+                .collect()
+        })
         .collect();
     assert!(!rows.is_empty());
     let allowed = allowed();
@@ -461,7 +486,10 @@ pub fn check_focus_folder(dir: &Path) -> usize {
             if column == "x_FleetsimReplication" {
                 assert!(text.parse::<u32>().is_ok(), "{at}: {column} = {text:?}");
             } else {
-                assert!(text.is_empty() || is_decimal(text), "{at}: {column} = {text:?}");
+                assert!(
+                    text.is_empty() || is_decimal(text),
+                    "{at}: {column} = {text:?}"
+                );
             }
         }
         for (column, values) in &allowed {
@@ -501,19 +529,33 @@ pub fn check_focus_folder(dir: &Path) -> usize {
             assert_eq!(row[mirror], row[of], "{at}");
         }
         assert_eq!(row["ProviderName"], row["InvoiceIssuerName"], "{at}");
-        assert!(row["InvoiceId"].is_empty(), "{at}: simulated bills have no invoice");
+        assert!(
+            row["InvoiceId"].is_empty(),
+            "{at}: simulated bills have no invoice"
+        );
         match row["ChargeCategory"].as_str() {
             "Purchase" => {
                 assert_eq!(number(row, "EffectiveCost"), 0.0, "{at}");
                 assert_ne!(row["ChargeFrequency"], "Usage-Based", "{at}");
                 assert!(row["ConsumedQuantity"].is_empty(), "{at}");
             }
-            "Usage" => assert!(!row["ConsumedQuantity"].is_empty() || row["CommitmentDiscountStatus"] == "Unused", "{at}"),
+            "Usage" => assert!(
+                !row["ConsumedQuantity"].is_empty() || row["CommitmentDiscountStatus"] == "Unused",
+                "{at}"
+            ),
             other => panic!("{at}: {other}"),
         }
-        assert_eq!(row["ConsumedQuantity"].is_empty(), row["ConsumedUnit"].is_empty(), "{at}");
+        assert_eq!(
+            row["ConsumedQuantity"].is_empty(),
+            row["ConsumedUnit"].is_empty(),
+            "{at}"
+        );
         let committed = !row["CommitmentDiscountId"].is_empty();
-        assert_eq!(committed, row["x_FleetsimCostKind"].starts_with("reserved"), "{at}");
+        assert_eq!(
+            committed,
+            row["x_FleetsimCostKind"].starts_with("reserved"),
+            "{at}"
+        );
         if committed && row["ChargeCategory"] == "Usage" {
             assert_eq!(row["PricingCategory"], "Committed", "{at}");
             assert_eq!(number(row, "BilledCost"), 0.0, "{at}");
@@ -542,7 +584,11 @@ pub fn check_focus_folder(dir: &Path) -> usize {
             .map(|r| (number(r, "total_cost"), r["replication"].clone()))
             .collect();
         costs.sort_by(|a, b| a.0.total_cmp(&b.0));
-        assert_eq!(costs[(costs.len() - 1) / 2].1, replication, "{strategy}: {costs:?}");
+        assert_eq!(
+            costs[(costs.len() - 1) / 2].1,
+            replication,
+            "{strategy}: {costs:?}"
+        );
         let row = replications
             .iter()
             .find(|r| r["strategy"] == strategy && r["replication"] == replication)
@@ -567,7 +613,9 @@ pub fn check_focus_folder(dir: &Path) -> usize {
     // hours of the exported replication).
     let pools = read(&dir.join("pools.csv"));
     for pool in pools.iter().filter(|p| p["type"] == "reserved") {
-        let Some(entry) = exported.iter().find(|e| e["strategy"] == pool["strategy"].as_str())
+        let Some(entry) = exported
+            .iter()
+            .find(|e| e["strategy"] == pool["strategy"].as_str())
         else {
             continue;
         };
@@ -625,7 +673,13 @@ fn read(path: &Path) -> Vec<BTreeMap<String, String>> {
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     reader
         .records()
-        .map(|r| header.iter().cloned().zip(r.unwrap().iter().map(String::from)).collect())
+        .map(|r| {
+            header
+                .iter()
+                .cloned()
+                .zip(r.unwrap().iter().map(String::from))
+                .collect()
+        })
         .collect()
 }
 
@@ -645,12 +699,16 @@ fn issue_15_the_golden_scenario_exports_a_consistent_bill() {
             "--out",
             out.to_str().unwrap(),
         ]);
-        assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
         let rows = check_focus_folder(&out);
         assert!(rows > 10, "{rows}");
         let run: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap())
-                .unwrap();
+            serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
         assert_eq!(run["focus"]["period"], period);
         assert!(
             run["files"]
@@ -701,7 +759,13 @@ fn issue_15_every_csv_reads_cleanly_in_python() {
     let services = dir.join("services");
     let sweep = dir.join("sweep");
     for args in [
-        vec!["run", "tests/data/golden.toml", "--trace", "--focus", "--out"],
+        vec![
+            "run",
+            "tests/data/golden.toml",
+            "--trace",
+            "--focus",
+            "--out",
+        ],
         vec![
             "run",
             "scenarios/inference-and-training.toml",
@@ -731,18 +795,38 @@ fn issue_15_every_csv_reads_cleanly_in_python() {
         let mut args = args.clone();
         args.extend([out.to_str().unwrap(), "--no-charts", "--quiet"]);
         let run = fleetsim(&args);
-        assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
     }
     // One replication gives undefined intervals: the empty cells are there to be read.
-    assert!(std::fs::read_to_string(sweep.join("sweep.csv")).unwrap().contains(",,"));
+    assert!(
+        std::fs::read_to_string(sweep.join("sweep.csv"))
+            .unwrap()
+            .contains(",,")
+    );
     let check = std::process::Command::new(&python)
         .arg("tests/python/check_csv.py")
         .args([&golden, &services, &sweep])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&check.stdout);
-    assert_eq!(check.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&check.stderr));
-    for file in ["jobs.csv", "focus.csv", "services_hourly.csv", "sweep.csv", "monthly_replications.csv"] {
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    for file in [
+        "jobs.csv",
+        "focus.csv",
+        "services_hourly.csv",
+        "sweep.csv",
+        "monthly_replications.csv",
+    ] {
         assert!(stdout.contains(file), "{file} not checked: {stdout}");
     }
     std::fs::remove_dir_all(dir).unwrap();
@@ -770,7 +854,12 @@ fn issue_15_monthly_budgets_are_percentiles_of_the_replications() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let monthly = read(&out.join("monthly.csv"));
     let by_replication = read(&out.join("monthly_replications.csv"));
     let replications = read(&out.join("replications.csv"));
@@ -781,18 +870,30 @@ fn issue_15_monthly_budgets_are_percentiles_of_the_replications() {
             .filter(|r| r["strategy"] == row["strategy"] && r["month"] == row["month"])
             .collect();
         assert_eq!(of.len(), 7);
-        for column in ["cost", "cost_cash", "cost_capital", "cost_energy", "cost_reserved", "cost_spot"] {
+        for column in [
+            "cost",
+            "cost_cash",
+            "cost_capital",
+            "cost_energy",
+            "cost_reserved",
+            "cost_spot",
+        ] {
             let mut values: Vec<f64> = of.iter().map(|r| number(r, column)).collect();
             let mean = values.iter().sum::<f64>() / 7.0;
             assert!(close(number(row, column), mean), "{column}: {row:?}");
             for (stat, q) in [("p5", 0.05), ("p50", 0.5), ("p95", 0.95)] {
                 let expected = numpy_percentile(&mut values, q);
                 let found = number(row, &format!("{column}_{stat}"));
-                assert!(close(found, expected), "{column}_{stat}: {found} vs {expected}");
+                assert!(
+                    close(found, expected),
+                    "{column}_{stat}: {found} vs {expected}"
+                );
             }
         }
         let p5 = number(row, "cost_p5");
-        assert!(p5 <= number(row, "cost_p50") && number(row, "cost_p50") <= number(row, "cost_p95"));
+        assert!(
+            p5 <= number(row, "cost_p50") && number(row, "cost_p50") <= number(row, "cost_p95")
+        );
     }
     // The months of a replication add up to its totals.
     for r in &replications {
@@ -823,11 +924,24 @@ fn issue_15_empty_cells_read_back_for_plot_and_resume() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
-    assert!(!summary.contains("NaN") && summary.contains(",,"), "{summary}");
+    assert!(
+        !summary.contains("NaN") && summary.contains(",,"),
+        "{summary}"
+    );
     let plot = fleetsim(&["plot", out.to_str().unwrap(), "--quiet"]);
-    assert_eq!(plot.status.code(), Some(0), "{}", String::from_utf8_lossy(&plot.stderr));
+    assert_eq!(
+        plot.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&plot.stderr)
+    );
     assert!(out.join("monthly_cost.png").is_file());
     // A sweep reads its points' summary.csv back for sweep.csv: a resumed sweep writes the
     // same bytes.
@@ -845,12 +959,22 @@ fn issue_15_empty_cells_read_back_for_plot_and_resume() {
         sweep.to_str().unwrap(),
     ];
     let first = fleetsim(&args);
-    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stderr));
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
     let before = std::fs::read(sweep.join("sweep.csv")).unwrap();
     let mut resume = args.to_vec();
     resume.push("--resume");
     let again = fleetsim(&resume);
-    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     assert_eq!(std::fs::read(sweep.join("sweep.csv")).unwrap(), before);
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -9,6 +9,7 @@ mod errors;
 mod finops;
 mod fuzz;
 mod golden;
+mod money;
 mod peer;
 mod properties;
 mod scheduling;

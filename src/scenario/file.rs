@@ -38,6 +38,9 @@ pub struct ScenarioFile {
     /// (default, a row of its own) or "proportional" (spread over the users of each pool).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_cost: Option<IdleCostFile>,
+    /// Cost of money: cash flows of month m are discounted by (1 + r)^(-m/12) in the NPV view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discount_rate_per_year: Option<f64>,
     #[serde(default)]
     pub gpu_speed: BTreeMap<String, f64>,
     #[serde(default)]
@@ -108,6 +111,12 @@ pub struct WorkloadFile {
     pub priority: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub team: Option<String>,
+    /// Size of one checkpoint, GB (stored while the job lives; moved when it changes site).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_gb: Option<f64>,
+    /// Size of the job's input data, GB (moved to a site the job runs at for the first time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset_gb: Option<f64>,
     // Trace workloads (issue 12): the jobs of a file instead of rates and distributions.
     /// A job trace, relative to the scenario file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -171,6 +180,32 @@ pub struct ServiceFile {
     /// The autoscaler's step, hours.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub autoscale_every_h: Option<f64>,
+}
+
+/// One step of a price schedule: the price from a month on.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceStepFile {
+    /// "YYYY-MM".
+    pub from: String,
+    pub price_per_gpu_h: f64,
+}
+
+/// One step of an electricity price schedule.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnergyStepFile {
+    /// "YYYY-MM".
+    pub from: String,
+    pub electricity_per_kwh: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UpfrontFile {
+    None,
+    Partial,
+    All,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -237,6 +272,61 @@ pub struct PoolFile {
     // cloud
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price_per_gpu_h: Option<f64>,
+    // Prices and money over time (issue 14).
+    /// Yearly change of `price_per_gpu_h`, compounded monthly from `start` (-0.3: 30 % a year
+    /// cheaper).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_change_per_year: Option<f64>,
+    /// Steps of the price from a month on: `[{ from = "2027-07", price_per_gpu_h = 2.9 }]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_schedule: Option<Vec<PriceStepFile>>,
+    /// A CSV of `time, price_per_gpu_h`, relative to the scenario file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_trace: Option<String>,
+    /// On-prem: yearly change of `electricity_per_kwh`, compounded monthly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub electricity_change_per_year: Option<f64>,
+    /// On-prem: steps of the electricity price: `[{ from = "2028-01", electricity_per_kwh = 0.3 }]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub electricity_schedule: Option<Vec<EnergyStepFile>>,
+    /// On-prem: a CSV of `time, electricity_per_kwh`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub electricity_trace: Option<String>,
+    /// Elastic pools: the first month nodes can be had (0 = the start month).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub available_from: Option<u32>,
+    /// Elastic pools: from this month no new nodes; on-prem: the month the nodes are sold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub available_until: Option<u32>,
+    /// On-prem: share of the capital paid back when the nodes are sold (`available_until`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resale_fraction: Option<f64>,
+    /// Reserved: "none" (monthly, default), "partial" (`upfront_share` at the start) or "all".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upfront: Option<UpfrontFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upfront_share: Option<f64>,
+    /// Where the pool is: data moves (and is paid for) between sites.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
+    /// Storage of the checkpoints of the jobs on this pool, per GB-month.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_per_gb_month: Option<f64>,
+    /// Checkpoints are kept this long after their job ends, hours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_checkpoints_h: Option<f64>,
+    /// Data leaving this pool's site, per GB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress_per_gb: Option<f64>,
+    /// Data entering this pool's site, per GB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ingress_per_gb: Option<f64>,
+    /// Carbon intensity of the grid that powers the pool, kg CO2 per kWh.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid_kg_co2_per_kwh: Option<f64>,
+    /// Cloud pools: power drawn per paid GPU, its share of the node included, kW (for CO2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_kw_per_gpu: Option<f64>,
     // reserved
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discount: Option<f64>,

@@ -4,6 +4,7 @@
 //! Everything here is sequential and works on rows in a fixed order (strategy, then
 //! replication), so the same rows give the same bytes on any number of threads.
 
+mod money;
 mod services;
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -161,6 +162,10 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
             let mut row = u.row.clone();
             if s != baseline {
                 row.break_even_months = break_even_months(&cash(u), &cash(unit(baseline, r)));
+                row.break_even_months_npv = break_even_months(
+                    &money::discounted(config, &cash(u)),
+                    &money::discounted(config, &cash(unit(baseline, r))),
+                );
             }
             rows.push(row);
         }
@@ -217,6 +222,9 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
             let reserved = line(|t| t.cost_reserved);
             let on_demand = line(|t| t.cost_on_demand);
             let spot = line(|t| t.cost_spot);
+            let reserved_cash = line(|t| t.cost_reserved_cash);
+            let storage = line(|t| t.cost_storage);
+            let network = line(|t| t.cost_network);
             let (cost, cost_cash) = (estimate(&cost), estimate(&cost_cash));
             let (cum, cum_cash) = (estimate(&cumulative), estimate(&cumulative_cash));
             *mean_cash_m = cost_cash.mean;
@@ -260,6 +268,15 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
                 cost_reserved: reserved.mean,
                 cost_on_demand: on_demand.mean,
                 cost_spot: spot.mean,
+                cost_reserved_cash: reserved_cash.mean,
+                cost_storage: storage.mean,
+                cost_network: network.mean,
+                co2_tonnes: mean(&|t| t.co2_kg) / 1000.0,
+                // Filled below (`money::fill_npv`).
+                cost_cash_npv: f64::NAN,
+                cumulative_cost_cash_npv: f64::NAN,
+                cumulative_cost_cash_npv_ci95_low: f64::NAN,
+                cumulative_cost_cash_npv_ci95_high: f64::NAN,
                 cost_p5: cost.p5,
                 cost_p50: cost.p50,
                 cost_p95: cost.p95,
@@ -301,6 +318,21 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
                 cost_spot_p5: spot.p5,
                 cost_spot_p50: spot.p50,
                 cost_spot_p95: spot.p95,
+                cost_reserved_cash_ci95_low: reserved_cash.ci95_low,
+                cost_reserved_cash_ci95_high: reserved_cash.ci95_high,
+                cost_reserved_cash_p5: reserved_cash.p5,
+                cost_reserved_cash_p50: reserved_cash.p50,
+                cost_reserved_cash_p95: reserved_cash.p95,
+                cost_storage_ci95_low: storage.ci95_low,
+                cost_storage_ci95_high: storage.ci95_high,
+                cost_storage_p5: storage.p5,
+                cost_storage_p50: storage.p50,
+                cost_storage_p95: storage.p95,
+                cost_network_ci95_low: network.ci95_low,
+                cost_network_ci95_high: network.ci95_high,
+                cost_network_p5: network.p5,
+                cost_network_p50: network.p50,
+                cost_network_p95: network.p95,
             });
         }
     }
@@ -314,6 +346,7 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
             (!months_to.is_nan()).then(|| config.calendar.month_label(months_to as usize - 1))
         })
         .collect();
+    let break_even_month_npv = money::fill_npv(config, units, &mut monthly);
     let pools_monthly = pools_monthly(config, units);
     let workload_names: Vec<&str> = config.workloads.iter().map(|w| w.name.as_str()).collect();
     let team_names: Vec<&str> = config.teams.iter().map(String::as_str).collect();
@@ -329,6 +362,7 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
         services_monthly: services::service_periods(config, units, false),
         services_hourly: services::service_periods(config, units, true),
         break_even_month,
+        break_even_month_npv,
     }
 }
 
@@ -410,6 +444,11 @@ fn monthly_replications(config: &Config, units: &[UnitResult]) -> Vec<MonthlyRep
                 cost_reserved: t.cost_reserved,
                 cost_on_demand: t.cost_on_demand,
                 cost_spot: t.cost_spot,
+                cost_reserved_cash: t.cost_reserved_cash,
+                cost_storage: t.cost_storage,
+                cost_network: t.cost_network,
+                cost_cash_npv: t.cost_cash() * config.discount_factor(m),
+                co2_tonnes: t.co2_kg / 1000.0,
                 gpu_hours_busy: t.gpu_hours_busy,
                 gpu_hours_paid: t.gpu_hours_paid,
                 utilization: if t.gpu_hours_paid > 0.0 {

@@ -9,6 +9,7 @@
 
 mod distributions;
 mod estimates;
+mod money;
 mod pools;
 mod services;
 mod strategies;
@@ -258,13 +259,17 @@ pub fn check(
     let header = check_header(&mut c, file, &mut resolved, default_name);
     let gpus = gpu_types(&mut c, file);
     require_sections(&mut c, file);
+    let mut sites = Vec::new();
     let (pools, pool_names) = pools::check_pools(
         &mut c,
         &file.pool,
         &mut resolved.pool,
         &gpus.names,
-        header.horizon_months,
+        &header.calendar,
+        &mut sites,
     );
+    let discount_rate_per_year = money::discount_rate(&mut c, file);
+    resolved.discount_rate_per_year = Some(discount_rate_per_year);
     let workloads = workloads::check_workloads(
         &mut c,
         &file.workload,
@@ -364,6 +369,8 @@ pub fn check(
         jobs_per_unit_estimate: jobs_per_replication,
         teams,
         idle_cost,
+        discount_rate_per_year,
+        sites,
     };
     Ok(Checked {
         config,
