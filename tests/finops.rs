@@ -17,7 +17,7 @@ use fleetsim::runner;
 
 use crate::common::{config, fleetsim, temp_dir};
 
-/// Three strategies over January 2027 (31 days), one pool each, and two jobs: `train` (team
+/// Four strategies over January 2027 (31 days), one pool each, and two jobs: `train` (team
 /// research) takes 8 GPUs from 20:00 on day 0 for 10 h (4 h on day 0, 6 h on day 1), `serve`
 /// (team product) 4 GPUs from 07:00 to 09:00 on day 1.
 const WORKED: &str = r#"
@@ -77,9 +77,24 @@ pue = 1.5
 electricity_per_kwh = 0.1
 opex_per_node_month = 310
 
+[[pool]]
+name = "spotty"
+type = "spot"
+provider = "AWS"
+region = "eu-central-1"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 1
+# About one preemption in a hundred thousand years of node time: none in this month.
+preemption = { mean_h = 1e9 }
+
 [[strategy]]
 name = "cloud"
 pools = ["cloud"]
+
+[[strategy]]
+name = "spot"
+pools = ["spotty"]
 
 [[strategy]]
 name = "reserved"
@@ -181,6 +196,40 @@ fn issue_15_a_worked_bill_by_day() {
     assert_eq!(row.charge_period_end, DAY2);
     assert_eq!(row.billing_account_id, "worked/cloud");
 
+    // Spot at 1 a GPU-hour, the same nodes as on demand: Dynamic pricing, and the list price
+    // is the on-demand price of an H100 from the same provider (3), so ListCost less
+    // EffectiveCost is what spot saved.
+    assert_rows(
+        &of(&rows, "spot", "spot", DAY0),
+        &[(research, 32.0, 32.0, 32.0)],
+    );
+    assert_rows(
+        &of(&rows, "spot", "spot", DAY1),
+        &[
+            (research, 48.0, 48.0, 48.0),
+            (product, 8.0, 8.0, 8.0),
+            (None, 8.0, 8.0, 8.0),
+        ],
+    );
+    let spot = rows
+        .iter()
+        .find(|r| r.x_fleetsim_strategy == "spot")
+        .unwrap();
+    assert_eq!(spot.pricing_category, "Dynamic");
+    assert_eq!(
+        (
+            spot.list_unit_price,
+            spot.contracted_unit_price,
+            spot.list_cost
+        ),
+        (Decimal(3.0), Decimal(1.0), Decimal(96.0))
+    );
+    assert_eq!(
+        spot.sku_id, row.sku_id,
+        "one SKU whatever the pricing category"
+    );
+    assert_ne!(spot.sku_price_id, row.sku_price_id);
+
     // Reserved: 8 GPUs x 744 h = 5,952 GPU-h at 3 x (1 - 0.5) = 1.5: a January fee of 8,928
     // (Purchase, BilledCost), and each day 192 GPU-h: day 0 used 32 (48) and unused 160
     // (240); day 1 used 48 + 8, unused 136; day 2 unused 192 (288). BilledCost 0 on usage.
@@ -275,7 +324,7 @@ fn issue_15_a_worked_bill_by_day() {
     assert_eq!(capital.invoice_issuer_name, "Example IT");
 
     // Totals: the amortised and cash views of each strategy, by hand.
-    //   cloud 96 + 144 + 48 = 288; reserved 8,928; on-prem 1,000 + 310 + energy (31 x 72 kWh
+    //   cloud 96 + 144 + 48 = 288; spot a third of it, 96; reserved 8,928; on-prem 1,000 + 310 + energy (31 x 72 kWh
     //   idle + 48 + 84 kWh of load = 2,364 kWh at 0.1 = 236.4) = 1,546.4 amortised, 31,546.4
     //   cash.
     let sum = |strategy: &str, f: fn(&FocusRow) -> f64| -> f64 {
@@ -286,6 +335,7 @@ fn issue_15_a_worked_bill_by_day() {
     };
     for (strategy, amortised, cash) in [
         ("cloud", 288.0, 288.0),
+        ("spot", 96.0, 96.0),
         ("reserved", 8928.0, 8928.0),
         ("onprem", 1546.4, 31546.4),
     ] {
@@ -404,11 +454,13 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
 }
 
 /// The subcategories fleetsim uses, with the one parent FOCUS gives each.
-const SUBCATEGORIES: [(&str, &str); 4] = [
+const SUBCATEGORIES: [(&str, &str); 6] = [
     ("Virtual Machines", "Compute"),
     ("Other (Compute)", "Compute"),
     ("Other (Other)", "Other"),
     ("Support", "Management and Governance"),
+    ("Other (Storage)", "Storage"),
+    ("Network Connectivity", "Networking"),
 ];
 
 /// Words the validator's loader takes for null.
@@ -543,6 +595,14 @@ pub fn check_focus_folder(dir: &Path) -> usize {
                 !row["ConsumedQuantity"].is_empty() || row["CommitmentDiscountStatus"] == "Unused",
                 "{at}"
             ),
+            // An on-prem sale's cash: a credit unrelated to other charges, EffectiveCost =
+            // BilledCost (EffectiveCost-C-010-C, which the validator does not run).
+            "Credit" => {
+                assert_eq!(row["x_FleetsimCostKind"], "resale", "{at}");
+                assert_eq!(row["EffectiveCost"], row["BilledCost"], "{at}");
+                assert!(number(row, "BilledCost") < 0.0, "{at}");
+                assert!(row["ConsumedQuantity"].is_empty(), "{at}");
+            }
             other => panic!("{at}: {other}"),
         }
         assert_eq!(
@@ -627,7 +687,7 @@ pub fn check_focus_folder(dir: &Path) -> usize {
             .filter(|r| {
                 r["x_FleetsimStrategy"] == pool["strategy"]
                     && r["x_FleetsimPool"] == pool["pool"]
-                    && r["ChargeCategory"] == "Usage"
+                    && !r["CommitmentDiscountStatus"].is_empty()
             })
             .map(|r| {
                 assert_eq!(r["PricingUnit"], "GPU-Hours");
@@ -644,23 +704,48 @@ pub fn check_focus_folder(dir: &Path) -> usize {
     }
 
     // The commitment identity: for each commitment, the amortised Used + Unused equals what
-    // its purchases billed.
-    let mut identity: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    // its purchases billed for the horizon's hours. A monthly fee covers its month; an
+    // upfront payment (PricingQuantity: the whole term's GPU-hours) may cover hours past the
+    // horizon, of which the horizon holds the Used + Unused ones.
+    #[derive(Default)]
+    struct Identity {
+        amortised: f64,
+        hours: f64,
+        fees: f64,
+        upfront: f64,
+        upfront_hours: f64,
+    }
+    let mut identity: BTreeMap<String, Identity> = BTreeMap::new();
     for r in &rows {
         let id = &r["CommitmentDiscountId"];
         if id.is_empty() {
             continue;
         }
         let entry = identity.entry(id.clone()).or_default();
-        match r["ChargeCategory"].as_str() {
-            "Purchase" => entry.1 += number(r, "BilledCost"),
-            _ => entry.0 += number(r, "EffectiveCost"),
+        match (r["ChargeCategory"].as_str(), r["ChargeFrequency"].as_str()) {
+            ("Purchase", "One-Time") => {
+                entry.upfront += number(r, "BilledCost");
+                entry.upfront_hours += number(r, "PricingQuantity");
+            }
+            ("Purchase", _) => entry.fees += number(r, "BilledCost"),
+            _ => {
+                entry.amortised += number(r, "EffectiveCost");
+                entry.hours += number(r, "PricingQuantity");
+            }
         }
     }
-    for (id, (amortised, purchased)) in &identity {
+    for (id, i) in &identity {
+        let upfront = if i.upfront_hours > 0.0 {
+            assert!(i.hours <= i.upfront_hours * (1.0 + 1e-9), "{id}");
+            i.upfront * i.hours / i.upfront_hours
+        } else {
+            0.0
+        };
+        let purchased = i.fees + upfront;
         assert!(
-            (amortised - purchased).abs() <= 1e-6 * purchased.max(1.0),
-            "{id}: Used + Unused {amortised}, purchases {purchased}"
+            (i.amortised - purchased).abs() <= 1e-6 * purchased.max(1.0),
+            "{id}: Used + Unused {}, purchases for the horizon {purchased}",
+            i.amortised
         );
     }
     let ids: BTreeSet<&String> = identity.keys().collect();

@@ -7,6 +7,7 @@ mod common;
 mod determinism;
 mod errors;
 mod finops;
+mod finops_money;
 mod fuzz;
 mod golden;
 mod money;

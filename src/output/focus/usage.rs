@@ -134,8 +134,13 @@ impl Export<'_> {
             DataLine::Storage => ("storage", "Checkpoint Storage"),
             DataLine::Egress | DataLine::Ingress => ("network", "Network Link"),
         };
-        // The pool's price per GB (per GB-month stored): cost / quantity is exactly it.
-        let rate = Rate::one(cost / quantity);
+        // The pool's price per GB (per GB-month stored); `cost` is the quantity at it.
+        let prices = &self.pool.storage;
+        let rate = Rate::one(match line {
+            DataLine::Storage => prices.storage_per_gb_month,
+            DataLine::Egress => prices.egress_per_gb,
+            DataLine::Ingress => prices.ingress_per_gb,
+        });
         self.row(Charge {
             kind,
             category: "Usage",
