@@ -628,6 +628,14 @@ pub fn check_focus_folder(dir: &Path) -> usize {
         }
     }
 
+    // Each price entry belongs to one SKU (SkuPriceId-C-008-M, a rule the validator runs
+    // only across the rows it is given).
+    let mut skus: BTreeMap<&str, &str> = BTreeMap::new();
+    for row in &rows {
+        let sku = skus.entry(&row["SkuPriceId"]).or_insert(&row["SkuId"]);
+        assert_eq!(*sku, row["SkuId"], "SkuPriceId {}", row["SkuPriceId"]);
+    }
+
     // Per strategy: the sums are the exported replication's totals (replications.csv), and
     // that replication is the one with the median total cost (lower median).
     let run: serde_json::Value =

@@ -146,6 +146,7 @@ struct Charge<'a> {
     consumer: Option<Consumer>,
     service: Service,
     sku_id: String,
+    /// The price entry within the SKU (the pool and its line); the row prefixes the SKU.
     sku_price_id: String,
     sku_meter: &'static str,
     resource_id: String,
@@ -299,6 +300,9 @@ impl Export<'_> {
         let list_cost = charge.quantity * charge.rate.list;
         let contracted_cost = charge.quantity * charge.rate.contracted;
         let region = self.region();
+        // Prefixed by the SKU: one SKU per price entry across every export (FOCUS's
+        // SkuPriceId-C-008-M), whatever scenarios a FinOps team loads together.
+        let sku_price_id = format!("{}/{}", charge.sku_id, charge.sku_price_id);
         FocusRow {
             billed_cost: Decimal(charge.billed),
             billing_account_id: format!("{}/{}", config.name, self.strategy),
@@ -348,7 +352,7 @@ impl Export<'_> {
             sku_id: charge.sku_id,
             sku_meter: charge.sku_meter.to_string(),
             sku_price_details,
-            sku_price_id: charge.sku_price_id,
+            sku_price_id,
             sub_account_id: team.clone(),
             sub_account_name: team,
             tags,
