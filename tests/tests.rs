@@ -16,6 +16,7 @@ mod properties;
 mod scheduling;
 mod services;
 mod slurm;
+mod spot;
 mod sweep;
 mod sweep_charts;
 mod theory;

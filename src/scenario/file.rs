@@ -350,6 +350,26 @@ pub struct PoolFile {
     // spot
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preemption: Option<PreemptionFile>,
+    // Spot as it really behaves (issue 16).
+    /// The availability zone: spot pools of one zone draw their availability and reclaim
+    /// waves from one random stream (with the same parameters they go up and down together).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
+    /// The region (for `spot_policy = "next_region"`; data between regions moves through
+    /// the pools' sites).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// Spot: how many nodes can be had over time, a CSV (`time, nodes` or `time, available`)
+    /// or the JSON of the public spot traces, relative to the scenario file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability_trace: Option<String>,
+    /// Spot: where in the trace the horizon starts, hours (default: a random offset per
+    /// replication).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability_start_h: Option<f64>,
+    /// Spot: synthetic availability, a two-state Markov process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability_markov: Option<MarkovFile>,
     /// How gangs are placed on nodes: "node_local" (default) or "spread".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<PlacementFile>,
@@ -394,6 +414,15 @@ pub struct PreemptionFile {
     pub wave_fraction: Option<f64>,
 }
 
+/// Spot capacity that comes and goes: available for exponential runs of mean
+/// `available_mean_h`, a share `available_share` of the time in the long run.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarkovFile {
+    pub available_share: Option<f64>,
+    pub available_mean_h: Option<f64>,
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AvailabilityFile {
@@ -406,6 +435,17 @@ pub struct AvailabilityFile {
     pub episode_mean_h: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_h: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpotPolicyFile {
+    Stay,
+    Failover,
+    NextZone,
+    NextRegion,
+    FallbackAfter,
+    DeadlineAware,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -433,6 +473,12 @@ pub struct StrategyFile {
     pub priority_aging_h: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spot_fallback_after: Option<u32>,
+    /// What a job does when spot takes its node or refuses it (issue 16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot_policy: Option<SpotPolicyFile>,
+    /// `deadline_aware`: extra hours of slack kept in hand before leaving spot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_safety_h: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mixed_precision: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -12,6 +12,7 @@ mod estimates;
 mod money;
 mod pools;
 mod services;
+mod spot;
 mod strategies;
 mod warnings;
 mod workloads;
