@@ -76,7 +76,8 @@ impl<'c> FleetSim<'c> {
             add(calendar.month_of(to_h), extra_h, price);
         }
         if let Some(ledger) = self.charges.as_mut() {
-            ledger.bill(sp, (from_h, to_h), extra_h, per_node, curve, calendar);
+            let elastic = state.pool.elastic().expect("elastic pool");
+            ledger.bill(sp, (from_h, to_h), extra_h, per_node, elastic, calendar);
         }
     }
 

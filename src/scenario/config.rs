@@ -286,15 +286,14 @@ pub struct Pool {
     pub placement: Placement,
     /// Who sells or runs the capacity (the FOCUS export's provider); the type by default.
     pub provider: String,
-    /// Where the capacity is (the FOCUS export's region), if the file says.
-    pub region: Option<String>,
     /// Elastic pools: nodes can be requested from the start of month `available_from` until
     /// the start of `available_until` (none: to the end).
     pub available_from: u32,
     pub available_until: Option<u32>,
     pub storage: Storage,
     pub carbon: Carbon,
-    /// Availability zone and region (issue 16); none: the pool is its own.
+    /// Availability zone and region (issue 16; the region is also the FOCUS export's, else
+    /// the site); none: the pool is its own.
     pub zone: Option<String>,
     pub region: Option<String>,
 }

@@ -356,7 +356,7 @@ pub struct PoolFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zone: Option<String>,
     /// The region (for `spot_policy = "next_region"`; data between regions moves through
-    /// the pools' sites).
+    /// the pools' sites), also the FOCUS export's RegionId and RegionName (issue 15).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
     /// Spot: how many nodes can be had over time, a CSV (`time, nodes` or `time, available`)
@@ -377,10 +377,6 @@ pub struct PoolFile {
     /// PublisherName and InvoiceIssuerName (issue 15); default: the pool's type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
-    /// Where the capacity is (a cloud region, a data centre), for the FOCUS export's
-    /// RegionId and RegionName; none by default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub region: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]

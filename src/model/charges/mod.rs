@@ -15,7 +15,7 @@ mod owned;
 
 use crate::calendar::Calendar;
 use crate::records::{ChargePeriod, Consumer, DataCharge, PeriodCharge, UnitCharges};
-use crate::scenario::{Pool, PoolKind, PriceCurve};
+use crate::scenario::{Elastic, Pool, PoolKind};
 
 /// What one consumer did on one pool in one period.
 #[derive(Debug, Clone, Copy, Default)]
@@ -100,15 +100,15 @@ impl Ledger {
     }
 
     /// An elastic node of `sp` billed over its life `[from_h, to_h)` plus `extra_h` of
-    /// rounding (in the period of `to_h`, at the price then), `gpus` GPUs at `price` per
-    /// GPU-hour.
+    /// rounding (in the period of `to_h`), `gpus` GPUs at the pool's price: each billing
+    /// increment at the price of its start, as `FleetSim::bill_elastic` bills it.
     pub fn bill(
         &mut self,
         sp: usize,
         (from_h, to_h): (f64, f64),
         extra_h: f64,
         gpus: f64,
-        price: &PriceCurve,
+        elastic: &Elastic,
         calendar: &Calendar,
     ) {
         let base = sp * self.periods();
@@ -116,19 +116,29 @@ impl Ledger {
             std::mem::take(&mut self.paid),
             std::mem::take(&mut self.cost),
         );
+        let increment_h = elastic.billing_increment_s / 3600.0;
         // The curve's stretches of one price come in order: `at_h` follows them.
         let mut at_h = from_h;
-        price.split(calendar, from_h, to_h, |_, hours, per_gpu_h| {
-            self.split(at_h, at_h + hours, |p, part_h| {
-                paid[base + p] += gpus * part_h;
-                cost[base + p] += gpus * part_h * per_gpu_h;
-            });
-            at_h += hours;
-        });
+        let price = &elastic.price;
+        price.split_billed(
+            calendar,
+            from_h,
+            to_h,
+            increment_h,
+            |_, hours, per_gpu_h| {
+                self.split(at_h, at_h + hours, |p, part_h| {
+                    paid[base + p] += gpus * part_h;
+                    cost[base + p] += gpus * part_h * per_gpu_h;
+                });
+                at_h += hours;
+            },
+        );
         if extra_h > 0.0 {
+            // The rounding belongs to the last increment begun, at its starting price.
+            let last_start_h = from_h + ((to_h - from_h) / increment_h).floor() * increment_h;
             let p = self.period_of(to_h);
             paid[base + p] += gpus * extra_h;
-            cost[base + p] += gpus * extra_h * price.at(calendar, to_h);
+            cost[base + p] += gpus * extra_h * price.at(calendar, last_start_h.min(to_h));
         }
         (self.paid, self.cost) = (paid, cost);
     }
@@ -311,7 +321,23 @@ pub fn period_starts_h(period: ChargePeriod, calendar: &Calendar) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::PriceCurve;
     use jiff::civil::date;
+
+    /// An on-demand pool's billing at `price`, per second.
+    fn elastic(price: PriceCurve) -> Elastic {
+        Elastic {
+            price_per_gpu_h: price.at(&Calendar::new(date(2027, 1, 1), 1), 0.0),
+            price,
+            max_nodes: None,
+            provisioning_h: 0.0,
+            idle_timeout_h: 0.0,
+            billing_increment_s: 1.0,
+            billing_minimum_s: 0.0,
+            availability: None,
+            capacity: None,
+        }
+    }
 
     #[test]
     fn busy_and_billing_are_split_at_day_boundaries() {
@@ -320,7 +346,7 @@ mod tests {
         let calendar = Calendar::new(date(2027, 2, 1), 1);
         let mut ledger = Ledger::new(ChargePeriod::Day, &calendar, 2, 1, 2, 1);
         assert_eq!(ledger.periods(), 28);
-        let flat = PriceCurve::Monthly(vec![2.0]);
+        let flat = elastic(PriceCurve::Monthly(vec![2.0]));
         ledger.bill(1, (23.0, 25.5), 0.5, 8.0, &flat, &calendar);
         assert_eq!(ledger.paid[28..30], [8.0, 16.0]);
         assert_eq!(ledger.cost[28..30], [16.0, 32.0]);
@@ -344,7 +370,10 @@ mod tests {
         // day 0 to 10:00 on day 1: day 0 has 4 h at 2 = 8; day 1 has 6 h at 2 and 4 h at 3 =
         // 24, and the 1 h of rounding at the last price, 3.
         let calendar = Calendar::new(date(2027, 2, 1), 1);
-        let steps = PriceCurve::Steps(std::sync::Arc::new(vec![(0.0, 2.0), (30.0, 3.0)]));
+        let steps = elastic(PriceCurve::Steps(std::sync::Arc::new(vec![
+            (0.0, 2.0),
+            (30.0, 3.0),
+        ])));
         let mut ledger = Ledger::new(ChargePeriod::Day, &calendar, 1, 1, 1, 0);
         ledger.bill(0, (20.0, 34.0), 1.0, 1.0, &steps, &calendar);
         assert_eq!(ledger.paid[0..2], [4.0, 11.0]);

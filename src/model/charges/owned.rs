@@ -114,11 +114,12 @@ mod tests {
             kind,
             placement: Placement::NodeLocal,
             provider: "it".into(),
-            region: None,
             available_from: 0,
             available_until: None,
             storage: Default::default(),
             carbon: Default::default(),
+            zone: None,
+            region: None,
         }
     }
 

@@ -223,7 +223,6 @@ fn check_pool(
         kind,
         placement: placement(pool.placement),
         provider,
-        region: pool.region.clone(),
         available_from,
         available_until,
         storage,
@@ -244,10 +243,10 @@ const NULL_WORDS: [&str; 6] = [
     "INVALID_INT",
 ];
 
-/// `provider` and `region` follow the team name rules (they are labels in the FOCUS export:
-/// `.` and `@` allowed); they and `site` (the region when `region` is not given; its name
-/// rules are checked with the other money fields) are not words a FOCUS reader takes for
-/// null.
+/// `provider` follows the team name rules (a label in the FOCUS export: `.` and `@`
+/// allowed); it, `region` and `site` (the FOCUS region when `region` is not given; their
+/// name rules are checked with the spot and money fields) are not words a FOCUS reader takes
+/// for null.
 fn check_labels(c: &mut Checker<'_>, pool: &PoolFile, at: &str) {
     let fields = [
         ("provider", &pool.provider),
@@ -256,7 +255,7 @@ fn check_labels(c: &mut Checker<'_>, pool: &PoolFile, at: &str) {
     ];
     for (field, value) in fields {
         let Some(value) = value else { continue };
-        let problem = (field != "site")
+        let problem = (field == "provider")
             .then(|| names::problem(value, NameKind::Team))
             .flatten();
         if let Some(problem) = problem {
