@@ -1071,3 +1071,62 @@ fn issue_15_empty_cells_read_back_for_plot_and_resume() {
     assert_eq!(std::fs::read(sweep.join("sweep.csv")).unwrap(), before);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// docs/finops.md's pandas and DuckDB examples, run on a fresh export: the Python of
+/// `FLEETSIM_FOCUS_PYTHON` (`.ci/run` sets it to the FOCUS validator's environment, which has
+/// both), else `python3`; skipped, saying so, when neither has pandas and duckdb.
+#[test]
+fn issue_15_the_finops_examples_run() {
+    let python = std::env::var("FLEETSIM_FOCUS_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has = std::process::Command::new(&python)
+        .args(["-c", "import pandas, duckdb"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !has {
+        eprintln!("skipped: `{python}` has no pandas and duckdb (set FLEETSIM_FOCUS_PYTHON)");
+        return;
+    }
+    let doc = std::fs::read_to_string("docs/finops.md").unwrap();
+    let examples: Vec<&str> = doc
+        .split("```python\n")
+        .skip(1)
+        .map(|rest| rest.split("```").next().unwrap())
+        .collect();
+    assert_eq!(examples.len(), 2, "the pandas and the DuckDB example");
+    let dir = temp_dir("finops-examples");
+    let run = fleetsim(&[
+        "run",
+        "scenarios/inference-and-training.toml",
+        "--replications",
+        "2",
+        "--focus-period",
+        "month",
+        "--no-charts",
+        "--quiet",
+        "--out",
+        dir.join("results").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for (i, example) in examples.iter().enumerate() {
+        let script = dir.join(format!("example{i}.py"));
+        std::fs::write(&script, example).unwrap();
+        let out = std::process::Command::new(&python)
+            .arg(&script)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "example {i}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("dgx-base"), "example {i} printed: {stdout}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
