@@ -128,7 +128,7 @@ pub fn execute(
         bar.inc(1);
         if let Some(results) = finished {
             write_point(out, point, results, info.focus, stop).map_err(|error| match error {
-                PointError::Sweep(error) => error,
+                PointError::Sweep(error) => *error,
                 PointError::Run(source) => SweepError::Run {
                     point: label(info, point.point()),
                     source,
@@ -222,14 +222,15 @@ fn point_is_done(out: &Path, info: &SweepInfo, point: &PlannedPoint, notify: fn(
 
 /// Why a point could not be written.
 enum PointError {
-    Sweep(SweepError),
+    /// Boxed: a `SweepError` is large, and this is returned on every point's success path.
+    Sweep(Box<SweepError>),
     /// Simulating its FOCUS units again.
     Run(RunError),
 }
 
 impl<E: Into<SweepError>> From<E> for PointError {
     fn from(error: E) -> Self {
-        PointError::Sweep(error.into())
+        PointError::Sweep(Box::new(error.into()))
     }
 }
 
