@@ -95,6 +95,28 @@ fn issue_16_a_trace_with_known_periods_gives_exact_preemptions_and_refusals() {
 }
 
 #[test]
+fn issue_16_the_public_traces_json_reads_as_the_same_periods() {
+    // One-hour ticks, 0 = available: up 10 h, down 10 h, up 10 h, as `TRACE`.
+    let dir = temp_dir("spot-trace-json");
+    let ticks: Vec<&str> = [["0"; 10], ["1"; 10], ["0"; 10]].concat();
+    let json = format!(
+        r#"{{"metadata": {{"gap_seconds": 3600}}, "data": [{}]}}"#,
+        ticks.join(", ")
+    );
+    std::fs::write(dir.join("spot.json"), json).unwrap();
+    let path = trace_scenario(&dir, "[1.0, 12.0, 25.0]", "failover");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "availability_trace = \"spot.csv\"",
+        "availability_trace = \"spot.json\"\nmax_nodes = 1",
+    );
+    std::fs::write(&path, text).unwrap();
+    let from_json = run_file(&path);
+    let from_csv = run_file(&trace_scenario(&dir, "[1.0, 12.0, 25.0]", "failover"));
+    assert_eq!(from_json[0].pools, from_csv[0].pools);
+    assert_eq!(from_json[0].row.total_cost, from_csv[0].row.total_cost);
+}
+
+#[test]
 fn issue_16_stay_waits_for_its_spot_pool() {
     let dir = temp_dir("spot-trace-stay");
     let units = run_file(&trace_scenario(&dir, "[1.0, 12.0]", "stay"));
