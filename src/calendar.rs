@@ -86,6 +86,28 @@ impl Calendar {
         format!("{:04}-{:02}", date.year(), date.month())
     }
 
+    /// `at_h` (whole hours since the start) as a UTC date-time, `YYYY-MM-DDTHH:00:00Z`, the
+    /// form FOCUS requires.
+    pub fn utc_label(&self, at_h: f64) -> String {
+        assert!(
+            at_h >= 0.0 && at_h.fract() == 0.0,
+            "whole hours since the start, got {at_h}"
+        );
+        let days = (at_h / 24.0).floor();
+        let hour = at_h - days * 24.0;
+        let date = self
+            .start
+            .checked_add((days as i64).days())
+            .expect("date in range");
+        format!(
+            "{:04}-{:02}-{:02}T{:02}:00:00Z",
+            date.year(),
+            date.month(),
+            date.day(),
+            hour as u32
+        )
+    }
+
     /// Hours since Monday 00:00 of the week containing `at_h`.
     pub fn hour_of_week(&self, at_h: f64) -> f64 {
         (at_h + f64::from(self.start_weekday) * 24.0).rem_euclid(HOURS_PER_WEEK)
@@ -306,6 +328,20 @@ mod tests {
         let calendar = Calendar::new(date(2028, 1, 31), 2);
         // Jan 31 -> Feb 29 (leap) -> Mar 31.
         assert_eq!(calendar.month_starts_h, vec![0.0, 29.0 * 24.0, 60.0 * 24.0]);
+    }
+
+    #[test]
+    fn utc_labels_count_whole_days_from_the_start() {
+        let calendar = Calendar::new(date(2027, 12, 30), 1);
+        assert_eq!(calendar.utc_label(0.0), "2027-12-30T00:00:00Z");
+        // Two days and five hours later, across the new year.
+        assert_eq!(calendar.utc_label(53.0), "2028-01-01T05:00:00Z");
+        // February 2028 has 29 days: Mar 1 is 31 + 29 days after Jan 1.
+        let leap = Calendar::new(date(2028, 1, 1), 3);
+        assert_eq!(
+            leap.utc_label(leap.month_starts_h[2]),
+            "2028-03-01T00:00:00Z"
+        );
     }
 
     #[test]

@@ -11,12 +11,12 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
 use crate::format::thousands;
 use crate::output::{self, LockMode};
-use crate::records::RunInfo;
+use crate::records::{ChargePeriod, RunInfo};
 use crate::runner::{self, RunError};
 use crate::scenario::{self, Loaded, Override};
 use signals::Signals;
@@ -83,6 +83,8 @@ struct RunArgs {
     /// Also write jobs.csv: every job of replication 0 under every strategy
     #[arg(long)]
     trace: bool,
+    #[command(flatten)]
+    focus: FocusArgs,
     /// Overwrite an output folder that holds another scenario's results
     #[arg(long)]
     force: bool,
@@ -92,6 +94,61 @@ struct RunArgs {
     /// No progress bar and no summary table (files are still written)
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// `--focus` and `--focus-period`, for `run` and `sweep`.
+#[derive(Debug, Clone, Copy, clap::Args)]
+struct FocusArgs {
+    /// Also write focus.csv: the simulated bill of each strategy's median replication (by
+    /// total cost) in FOCUS 1.2, the FinOps Foundation's billing schema (see docs/finops.md)
+    #[arg(long)]
+    focus: bool,
+    /// Charge period of focus.csv's rows: a UTC day, or a calendar month for a smaller file
+    /// (implies --focus) [default: day]
+    #[arg(long, value_name = "PERIOD", value_enum)]
+    focus_period: Option<FocusPeriod>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[value(rename_all = "snake_case")]
+enum FocusPeriod {
+    Day,
+    Month,
+}
+
+impl FocusArgs {
+    /// The charge period of the export, if one is asked for.
+    fn period(self) -> Option<ChargePeriod> {
+        match (self.focus, self.focus_period) {
+            (_, Some(FocusPeriod::Month)) => Some(ChargePeriod::Month),
+            (_, Some(FocusPeriod::Day)) | (true, None) => Some(ChargePeriod::Day),
+            (false, None) => None,
+        }
+    }
+}
+
+/// A FOCUS export needs an ISO 4217 currency and a file of a sensible size.
+fn check_focus(config: &scenario::Config, period: ChargePeriod) -> Result<()> {
+    if !output::focus::is_iso_currency(&config.currency) {
+        bail!(
+            "--focus needs the scenario's currency as an ISO 4217 code (three capital letters such as EUR or USD), got `{}`; set currency = \"EUR\" in the scenario, or --set currency=EUR",
+            config.currency
+        );
+    }
+    let rows = output::focus::rows_estimate(config, period);
+    if rows > output::focus::ROWS_MAX {
+        let hint = match period {
+            ChargePeriod::Day => "use --focus-period month, or shorten horizon_months",
+            ChargePeriod::Month => "shorten horizon_months or export fewer strategies",
+        };
+        bail!(
+            "--focus would write about {:.1e} rows of focus.csv (charge period: {}), more than {:.0e}; {hint}",
+            rows,
+            period.as_str(),
+            output::focus::ROWS_MAX
+        );
+    }
+    Ok(())
 }
 
 #[derive(Debug, clap::Args)]
@@ -307,6 +364,9 @@ fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()
     if args.trace {
         runner::check_trace(config).map_err(anyhow::Error::msg)?;
     }
+    if let Some(period) = args.focus.period() {
+        check_focus(config, period)?;
+    }
     let scenario =
         serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?;
     // Held to the last chart; a failed or interrupted run leaves no folder behind that it
@@ -354,9 +414,14 @@ impl Run<'_> {
         let units = runner::units(config).len() as u64;
         let bar = output::progress_bar(units, &format!("simulating {}", config.name), args.quiet);
         let started = Instant::now();
-        let result = workers
-            .pool
-            .install(|| runner::run(config, args.trace, &|| bar.inc(1), stop));
+        let result = workers.pool.install(|| {
+            let mut run_output = runner::run(config, args.trace, &|| bar.inc(1), stop)?;
+            if let Some(period) = args.focus.period() {
+                // One unit per strategy again, with charges by period.
+                runner::add_focus(config, &mut run_output, period, stop)?;
+            }
+            Ok(run_output)
+        });
         bar.finish_and_clear();
         let run_output = match result {
             Ok(run_output) => run_output,
@@ -408,7 +473,7 @@ impl Run<'_> {
             ..RunInfo::new(config, scenario, warnings)
         }
         .with_results(&run_output);
-        let files = output::write_results(out, &run_output, &info, args.trace)?;
+        let files = output::write_results(out, config, &run_output, &info, args.trace)?;
         let mut now: Vec<String> = files
             .iter()
             .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))

@@ -91,6 +91,13 @@ fn unknown() -> f64 {
     f64::NAN
 }
 
+/// Whether a metric (of `summary.csv`, `workloads.csv`, `teams.csv`, `services.csv`,
+/// `sweep.csv`) is an amount of money, in the scenario's currency: `cost`, `cost_*` and
+/// `total_cost*`. Such rows say the currency in their `currency` column.
+pub fn is_money(metric: &str) -> bool {
+    metric == "cost" || metric.starts_with("cost_") || metric.starts_with("total_cost")
+}
+
 /// A metric of a replication row, by name.
 pub type Metric = (&'static str, fn(&ReplicationRow) -> f64);
 
@@ -372,6 +379,160 @@ pub struct MonthlyRow {
     pub cumulative_cost_cash_npv_ci95_high: f64,
     #[serde(default = "unknown")]
     pub co2_tonnes: f64,
+    /// Percentiles over replications of the month's cost, amortised and cash (budgets with a
+    /// margin: "the P95 bill of month 18"), by linear interpolation as in `summary.csv`.
+    /// These and the bands below are absent from folders of earlier versions, which read
+    /// back with NaN there.
+    #[serde(default = "unknown")]
+    pub cost_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_p95: f64,
+    #[serde(default = "unknown")]
+    pub cost_cash_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_cash_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_cash_p95: f64,
+    /// Each cost line's 95 % interval of the mean and percentiles over replications.
+    #[serde(default = "unknown")]
+    pub cost_capital_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_capital_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_capital_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_capital_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_capital_p95: f64,
+    #[serde(default = "unknown")]
+    pub cost_capital_cash_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_capital_cash_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_capital_cash_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_capital_cash_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_capital_cash_p95: f64,
+    #[serde(default = "unknown")]
+    pub cost_energy_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_energy_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_energy_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_energy_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_energy_p95: f64,
+    #[serde(default = "unknown")]
+    pub cost_operations_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_operations_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_operations_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_operations_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_operations_p95: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_p95: f64,
+    #[serde(default = "unknown")]
+    pub cost_on_demand_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_on_demand_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_on_demand_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_on_demand_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_on_demand_p95: f64,
+    #[serde(default = "unknown")]
+    pub cost_spot_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_spot_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_spot_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_spot_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_spot_p95: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash_p95: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage_p95: f64,
+    #[serde(default = "unknown")]
+    pub cost_network_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cost_network_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub cost_network_p5: f64,
+    #[serde(default = "unknown")]
+    pub cost_network_p50: f64,
+    #[serde(default = "unknown")]
+    pub cost_network_p95: f64,
+}
+
+/// One row of `monthly_replications.csv`: one strategy in one calendar month of one
+/// replication (any quantile over replications can be computed from these).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonthlyReplicationRow {
+    pub strategy: String,
+    pub replication: u32,
+    /// Calendar month, YYYY-MM.
+    pub month: String,
+    /// Amortised view.
+    pub cost: f64,
+    pub cost_cash: f64,
+    pub cumulative_cost: f64,
+    pub cumulative_cost_cash: f64,
+    pub cost_capital: f64,
+    pub cost_capital_cash: f64,
+    pub cost_energy: f64,
+    pub cost_operations: f64,
+    pub cost_reserved: f64,
+    pub cost_on_demand: f64,
+    pub cost_spot: f64,
+    /// Issue 14's lines: reserved capacity as paid, checkpoint storage, data moved; the
+    /// month's cash view discounted to `start`; CO2 of the energy drawn.
+    pub cost_reserved_cash: f64,
+    pub cost_storage: f64,
+    pub cost_network: f64,
+    pub cost_cash_npv: f64,
+    pub co2_tonnes: f64,
+    pub gpu_hours_busy: f64,
+    pub gpu_hours_paid: f64,
+    /// Busy / paid GPU-hours (undefined without paid capacity).
+    pub utilization: f64,
+    pub jobs_completed: u64,
+    /// Mean wait of the (post-warm-up) jobs that first started in the month (undefined when
+    /// none did).
+    pub wait_mean_h: f64,
 }
 
 /// One row of `summary.csv`: one metric of one strategy over replications.
@@ -488,6 +649,274 @@ pub struct PoolMonthlyRow {
     pub cost_cash: f64,
 }
 
+/// How long one charge period of the FOCUS export (`focus.csv`) is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChargePeriod {
+    /// A UTC day.
+    Day,
+    /// A calendar month of the horizon.
+    Month,
+}
+
+impl ChargePeriod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChargePeriod::Day => "day",
+            ChargePeriod::Month => "month",
+        }
+    }
+}
+
+/// Whose busy GPU-hours: the jobs of one workload and team, or one service's replicas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Consumer {
+    /// Indices into `Config::workloads` and `Config::teams`.
+    Jobs { workload: usize, team: usize },
+    /// Index into `Config::services`.
+    Service(usize),
+}
+
+/// One pool in one charge period of one replication: what it cost, line by line (the
+/// amortised view; the `_cash` and sale fields give the cash view), and who kept it busy.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PeriodCharge {
+    pub gpu_hours_paid: f64,
+    pub cost_capital: f64,
+    pub cost_capital_cash: f64,
+    /// An on-prem sale (issue 14), in the first period of its month: the book value written
+    /// off and the cash the nodes fetch (`cost_capital` is their difference then).
+    pub sale_book_value: f64,
+    pub sale_cash_in: f64,
+    pub cost_energy: f64,
+    /// Energy drawn, kWh (PUE included).
+    pub energy_kwh: f64,
+    pub cost_operations: f64,
+    /// Reserved capacity, amortised; and as paid: month by month, and up front (the whole
+    /// term's share, in the first period of the start month).
+    pub cost_reserved: f64,
+    pub cost_reserved_monthly: f64,
+    pub cost_reserved_upfront: f64,
+    pub cost_on_demand: f64,
+    pub cost_spot: f64,
+    /// Busy GPU-hours by consumer, in `Consumer` order; only those with some.
+    pub busy: Vec<(Consumer, f64)>,
+    /// Checkpoint storage and data moved by consumer (jobs only), in `Consumer` order; only
+    /// those with some.
+    pub data: Vec<(Consumer, DataCharge)>,
+}
+
+/// What one consumer's data cost on one pool in one charge period (issue 14): checkpoints
+/// stored there, data leaving it (egress) and arriving (ingress).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DataCharge {
+    /// GB stored times the share of the month stored.
+    pub storage_gb_months: f64,
+    pub cost_storage: f64,
+    pub egress_gb: f64,
+    pub cost_egress: f64,
+    pub ingress_gb: f64,
+    pub cost_ingress: f64,
+}
+
+impl DataCharge {
+    pub fn is_empty(&self) -> bool {
+        self.storage_gb_months == 0.0 && self.egress_gb == 0.0 && self.ingress_gb == 0.0
+    }
+}
+
+/// The charges of one unit by pool and charge period, for the FOCUS export (issue 15): only
+/// the exported replication of each strategy is simulated with this detail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitCharges {
+    pub period: ChargePeriod,
+    /// Start of each period, hours since the scenario's start, then the horizon.
+    pub starts_h: Vec<f64>,
+    /// Per strategy pool (in the strategy's order), per period.
+    pub pools: Vec<Vec<PeriodCharge>>,
+}
+
+/// A FOCUS decimal (`focus.csv`): written in plain notation, always with a decimal point
+/// (`24.0`, `0.00003`; never `24`, which FOCUS readers take for an integer, nor `3e-5`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Decimal(pub f64);
+
+impl Decimal {
+    /// The text written for the value.
+    pub fn text(self) -> String {
+        assert!(
+            self.0.is_finite(),
+            "a FOCUS decimal is finite, got {}",
+            self.0
+        );
+        // -0.0 would be written "-0.0".
+        let x = if self.0 == 0.0 { 0.0 } else { self.0 };
+        let mut text = x.to_string();
+        if !text.contains('.') {
+            text.push_str(".0");
+        }
+        text
+    }
+}
+
+impl Serialize for Decimal {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text())
+    }
+}
+
+/// One row of `focus.csv`: one charge of the FOCUS 1.2 export (issue 15), named as the
+/// specification names its columns; the `x_Fleetsim*` columns are fleetsim's own. A `None`
+/// is a null (an empty cell). docs/finops.md says what each column holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FocusRow {
+    #[serde(rename = "BilledCost")]
+    pub billed_cost: Decimal,
+    #[serde(rename = "BillingAccountId")]
+    pub billing_account_id: String,
+    #[serde(rename = "BillingAccountName")]
+    pub billing_account_name: String,
+    #[serde(rename = "BillingCurrency")]
+    pub billing_currency: String,
+    #[serde(rename = "BillingPeriodEnd")]
+    pub billing_period_end: String,
+    #[serde(rename = "BillingPeriodStart")]
+    pub billing_period_start: String,
+    #[serde(rename = "ChargeCategory")]
+    pub charge_category: String,
+    #[serde(rename = "ChargeClass")]
+    pub charge_class: Option<String>,
+    #[serde(rename = "ChargeDescription")]
+    pub charge_description: String,
+    #[serde(rename = "ChargeFrequency")]
+    pub charge_frequency: String,
+    #[serde(rename = "ChargePeriodEnd")]
+    pub charge_period_end: String,
+    #[serde(rename = "ChargePeriodStart")]
+    pub charge_period_start: String,
+    #[serde(rename = "CommitmentDiscountCategory")]
+    pub commitment_discount_category: Option<String>,
+    #[serde(rename = "CommitmentDiscountId")]
+    pub commitment_discount_id: Option<String>,
+    #[serde(rename = "CommitmentDiscountName")]
+    pub commitment_discount_name: Option<String>,
+    #[serde(rename = "CommitmentDiscountQuantity")]
+    pub commitment_discount_quantity: Option<Decimal>,
+    #[serde(rename = "CommitmentDiscountStatus")]
+    pub commitment_discount_status: Option<String>,
+    #[serde(rename = "CommitmentDiscountType")]
+    pub commitment_discount_type: Option<String>,
+    #[serde(rename = "CommitmentDiscountUnit")]
+    pub commitment_discount_unit: Option<String>,
+    #[serde(rename = "ConsumedQuantity")]
+    pub consumed_quantity: Option<Decimal>,
+    #[serde(rename = "ConsumedUnit")]
+    pub consumed_unit: Option<String>,
+    #[serde(rename = "ContractedCost")]
+    pub contracted_cost: Decimal,
+    #[serde(rename = "ContractedUnitPrice")]
+    pub contracted_unit_price: Decimal,
+    #[serde(rename = "EffectiveCost")]
+    pub effective_cost: Decimal,
+    #[serde(rename = "InvoiceId")]
+    pub invoice_id: Option<String>,
+    #[serde(rename = "InvoiceIssuerName")]
+    pub invoice_issuer_name: String,
+    #[serde(rename = "ListCost")]
+    pub list_cost: Decimal,
+    #[serde(rename = "ListUnitPrice")]
+    pub list_unit_price: Decimal,
+    #[serde(rename = "PricingCategory")]
+    pub pricing_category: String,
+    #[serde(rename = "PricingCurrency")]
+    pub pricing_currency: String,
+    #[serde(rename = "PricingCurrencyContractedUnitPrice")]
+    pub pricing_currency_contracted_unit_price: Decimal,
+    #[serde(rename = "PricingCurrencyEffectiveCost")]
+    pub pricing_currency_effective_cost: Decimal,
+    #[serde(rename = "PricingCurrencyListUnitPrice")]
+    pub pricing_currency_list_unit_price: Decimal,
+    #[serde(rename = "PricingQuantity")]
+    pub pricing_quantity: Decimal,
+    #[serde(rename = "PricingUnit")]
+    pub pricing_unit: String,
+    #[serde(rename = "ProviderName")]
+    pub provider_name: String,
+    #[serde(rename = "PublisherName")]
+    pub publisher_name: String,
+    #[serde(rename = "RegionId")]
+    pub region_id: Option<String>,
+    #[serde(rename = "RegionName")]
+    pub region_name: Option<String>,
+    #[serde(rename = "ResourceId")]
+    pub resource_id: String,
+    #[serde(rename = "ResourceName")]
+    pub resource_name: String,
+    #[serde(rename = "ResourceType")]
+    pub resource_type: String,
+    #[serde(rename = "ServiceCategory")]
+    pub service_category: String,
+    #[serde(rename = "ServiceName")]
+    pub service_name: String,
+    #[serde(rename = "ServiceSubcategory")]
+    pub service_subcategory: String,
+    #[serde(rename = "SkuId")]
+    pub sku_id: String,
+    #[serde(rename = "SkuMeter")]
+    pub sku_meter: String,
+    #[serde(rename = "SkuPriceDetails")]
+    pub sku_price_details: Option<String>,
+    #[serde(rename = "SkuPriceId")]
+    pub sku_price_id: String,
+    #[serde(rename = "SubAccountId")]
+    pub sub_account_id: Option<String>,
+    #[serde(rename = "SubAccountName")]
+    pub sub_account_name: Option<String>,
+    #[serde(rename = "Tags")]
+    pub tags: String,
+    #[serde(rename = "x_FleetsimScenario")]
+    pub x_fleetsim_scenario: String,
+    #[serde(rename = "x_FleetsimStrategy")]
+    pub x_fleetsim_strategy: String,
+    #[serde(rename = "x_FleetsimReplication")]
+    pub x_fleetsim_replication: u32,
+    #[serde(rename = "x_FleetsimPool")]
+    pub x_fleetsim_pool: String,
+    #[serde(rename = "x_FleetsimWorkload")]
+    pub x_fleetsim_workload: Option<String>,
+    #[serde(rename = "x_FleetsimService")]
+    pub x_fleetsim_service: Option<String>,
+    #[serde(rename = "x_FleetsimCostKind")]
+    pub x_fleetsim_cost_kind: String,
+}
+
+/// The exported replication of each strategy, simulated again with charges by period.
+#[derive(Debug, Clone)]
+pub struct FocusUnits {
+    pub period: ChargePeriod,
+    /// One per strategy, in order, each with its `charges`.
+    pub units: Vec<UnitResult>,
+}
+
+/// What `run.json` says of the FOCUS export.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FocusInfo {
+    /// "day" or "month".
+    pub period: String,
+    /// The replication exported for each strategy: the one with the median total cost.
+    pub replications: Vec<FocusReplication>,
+}
+
+/// The replication `focus.csv` shows for one strategy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FocusReplication {
+    pub strategy: String,
+    pub replication: u32,
+    /// Its `total_cost` (the sum of EffectiveCost) and `total_cost_cash` (of BilledCost).
+    pub total_cost: f64,
+    pub total_cost_cash: f64,
+}
+
 /// Everything one replication of one strategy produced.
 #[derive(Debug, Clone)]
 pub struct UnitResult {
@@ -510,6 +939,8 @@ pub struct UnitResult {
     pub unallocated: Unallocated,
     pub jobs: Vec<JobRow>,
     pub events: u64,
+    /// By pool and charge period, when asked for (the FOCUS export).
+    pub charges: Option<UnitCharges>,
 }
 
 /// What the output files and the terminal summary need: the rows aggregated over
@@ -519,6 +950,8 @@ pub struct Aggregates {
     pub replications: Vec<ReplicationRow>,
     pub summary: Vec<SummaryRow>,
     pub monthly: Vec<MonthlyRow>,
+    /// `monthly_replications.csv`: per strategy, replication and month.
+    pub monthly_replications: Vec<MonthlyReplicationRow>,
     pub pools_monthly: Vec<PoolMonthlyRow>,
     /// `workloads.csv` and `teams.csv`: per strategy, workload (team) and metric, then the
     /// `unallocated` cost of idle capacity.
@@ -542,6 +975,8 @@ pub struct RunOutput {
     pub aggregates: Aggregates,
     /// Events simulated, summed over the units.
     pub events: u64,
+    /// With `--focus`: the exported replications with their charges.
+    pub focus: Option<FocusUnits>,
 }
 
 /// `run.json`: what produced a result folder.
@@ -581,6 +1016,9 @@ pub struct RunInfo {
     pub charts: Vec<String>,
     /// The scenario after `--set`, with defaults filled in.
     pub scenario: serde_json::Value,
+    /// With `--focus`: the charge period and the replication `focus.csv` shows per strategy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<FocusInfo>,
     /// Present in the folders of sweep points: which point this is. A point counts as done
     /// (`--resume`, `merge`) when this matches the sweep's description of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -614,15 +1052,31 @@ impl RunInfo {
             files: Vec::new(),
             charts: Vec::new(),
             scenario,
+            focus: None,
             sweep_point: None,
         }
     }
 
-    /// With the events simulated and the break-even months of `output`.
+    /// With the events simulated, the break-even months and the FOCUS replications of
+    /// `output`.
     pub fn with_results(self, output: &RunOutput) -> Self {
+        let focus = output.focus.as_ref().map(|focus| FocusInfo {
+            period: focus.period.as_str().to_string(),
+            replications: focus
+                .units
+                .iter()
+                .map(|unit| FocusReplication {
+                    strategy: unit.row.strategy.clone(),
+                    replication: unit.replication,
+                    total_cost: unit.row.total_cost,
+                    total_cost_cash: unit.row.total_cost_cash,
+                })
+                .collect(),
+        });
         RunInfo {
             events_simulated: output.events,
             break_even_month: output.aggregates.break_even_month.clone(),
+            focus,
             break_even_month_npv: output.aggregates.break_even_month_npv.clone(),
             ..self
         }
@@ -714,6 +1168,9 @@ pub struct SweepInfo {
     pub points: Vec<SweepPoint>,
     /// The scenario with the `--set` overrides, without `[sweep]`, defaults filled in.
     pub scenario: serde_json::Value,
+    /// `--focus`: the charge period of every point's `focus.csv`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<ChargePeriod>,
 }
 
 /// `shard-K-of-N.json`: a shard of a sweep finished; `merge` looks for one per shard.

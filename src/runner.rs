@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::format::thousands;
 use crate::model::{self, SimError};
-use crate::records::{RunOutput, UnitResult};
+use crate::records::{ChargePeriod, FocusUnits, ReplicationRow, RunOutput, UnitResult};
 use crate::scenario::Config;
 use crate::stats;
 
@@ -110,14 +110,7 @@ fn simulate_one(
         trace && unit.replication == 0,
         stop,
     )
-    .map_err(|cause| match cause {
-        SimError::Stopped => RunError::Cancelled,
-        cause => RunError::Engine {
-            strategy: config.strategies[unit.strategy].name.clone(),
-            replication: unit.replication,
-            cause,
-        },
-    })
+    .map_err(|cause| engine_error(config, unit, cause))
 }
 
 /// Rows of `jobs.csv` beyond which `--trace` is refused (about 2 GB of memory).
@@ -152,5 +145,78 @@ pub fn run(
         units,
         aggregates,
         events,
+        focus: None,
     })
+}
+
+/// The replication with the median total cost of each strategy, for the FOCUS export: its
+/// replications sorted by `total_cost` (then by number), the one at position `(n - 1) / 2`
+/// (the lower median when `n` is even). `rows` in (strategy, replication) order.
+pub fn median_replications(config: &Config, rows: &[ReplicationRow]) -> Vec<u32> {
+    let n = config.replications as usize;
+    assert_eq!(rows.len(), config.strategies.len() * n, "a row per unit");
+    rows.chunks(n)
+        .map(|of_strategy| {
+            let mut order: Vec<&ReplicationRow> = of_strategy.iter().collect();
+            order.sort_by(|a, b| {
+                a.total_cost
+                    .total_cmp(&b.total_cost)
+                    .then(a.replication.cmp(&b.replication))
+            });
+            order[(n - 1) / 2].replication
+        })
+        .collect()
+}
+
+/// Simulates again, with charges by `period`, the median replication of each strategy
+/// ([`median_replications`]) and puts them into `output.focus`. A unit is deterministic, so
+/// its rows are those `output` already has (asserted).
+pub fn add_focus(
+    config: &Config,
+    output: &mut RunOutput,
+    period: ChargePeriod,
+    stop: &AtomicBool,
+) -> Result<(), RunError> {
+    let picked = median_replications(config, &output.aggregates.replications);
+    let units: Vec<UnitResult> = picked
+        .par_iter()
+        .enumerate()
+        .map(|(strategy, &replication)| {
+            if stop.load(Ordering::Relaxed) {
+                return Err(RunError::Cancelled);
+            }
+            model::simulate_charges(config, strategy, replication, period, stop).map_err(|cause| {
+                engine_error(
+                    config,
+                    Unit {
+                        strategy,
+                        replication,
+                    },
+                    cause,
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    for unit in &units {
+        let first =
+            &output.units[unit.strategy * config.replications as usize + unit.replication as usize];
+        assert_eq!(
+            (unit.events, unit.row.total_cost.to_bits()),
+            (first.events, first.row.total_cost.to_bits()),
+            "the same unit simulated again gives the same result"
+        );
+    }
+    output.focus = Some(FocusUnits { period, units });
+    Ok(())
+}
+
+fn engine_error(config: &Config, unit: Unit, cause: SimError) -> RunError {
+    match cause {
+        SimError::Stopped => RunError::Cancelled,
+        cause => RunError::Engine {
+            strategy: config.strategies[unit.strategy].name.clone(),
+            replication: unit.replication,
+            cause,
+        },
+    }
 }

@@ -128,11 +128,14 @@ fn every_shipped_scenario_validates_and_runs() {
             "{path} warns: {warnings}"
         );
         let out = dir.join(seen.to_string());
+        // With the FOCUS export (issue 15), checked against the run's own totals.
         let run = fleetsim(&[
             "run",
             path,
             "--replications",
             "2",
+            "--focus-period",
+            "month",
             "--quiet",
             "--out",
             out.to_str().unwrap(),
@@ -143,6 +146,7 @@ fn every_shipped_scenario_validates_and_runs() {
             "{path}: {}",
             String::from_utf8_lossy(&run.stderr)
         );
+        crate::finops::check_focus_folder(&out);
     }
     assert!(seen >= 6, "the six documented scenarios");
     std::fs::remove_dir_all(dir).unwrap();
@@ -177,7 +181,7 @@ fn a_bad_scenario_names_the_file_line_and_field() {
     );
     assert!(
         stderr
-            .contains("line 66: `pool.dgx.capex_per_node` must be a number of at least 0, got -5"),
+            .contains("line 68: `pool.dgx.capex_per_node` must be a number of at least 0, got -5"),
         "{stderr}"
     );
     assert!(

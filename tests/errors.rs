@@ -293,6 +293,14 @@ const BAD_FILES: &[Bad] = &[
         "`strategy[0].name` `very-long-strategy-name-very-long-strategy-name-very-long-strate…` is 96 characters long: at most 64 are accepted",
     ),
     bad(
+        "provider_null_word",
+        "line 19: `pool.dgx.provider` `NULL` reads as null in FOCUS tools",
+    ),
+    bad(
+        "region_with_slash",
+        "line 32: `pool.spot.region` `eu/west` must not contain `/`",
+    ),
+    bad(
         "team_with_slash",
         "line 13: `workload.train.team` `ml/vision` must not contain `/`",
     ),

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fleetsim::output;
-use fleetsim::records::RunInfo;
+use fleetsim::records::{ChargePeriod, RunInfo};
 use fleetsim::runner::{self, RunError};
 use fleetsim::scenario::{self, DEFAULT_SCENARIO, Override};
 use proptest::prelude::*;
@@ -97,7 +97,11 @@ fn exercise(text: &str, overrides: &[Override]) -> Result<(), TestCaseError> {
             }
         })
     };
-    let result = runner::run(config, true, &|| {}, &stop);
+    // With the FOCUS export (issue 15), so its rows are built from any scenario too.
+    let result = runner::run(config, true, &|| {}, &stop).and_then(|mut run_output| {
+        runner::add_focus(config, &mut run_output, ChargePeriod::Day, &stop)?;
+        Ok(run_output)
+    });
     done.store(true, Ordering::Relaxed);
     watchdog.join().expect("the watchdog does not panic");
     let run_output = match result {
@@ -140,7 +144,7 @@ fn exercise(text: &str, overrides: &[Override]) -> Result<(), TestCaseError> {
         ..RunInfo::new(config, scenario, loaded.warnings.clone())
     }
     .with_results(&run_output);
-    output::write_results(&dir, &run_output, &info, true).expect("results are written");
+    output::write_results(&dir, config, &run_output, &info, true).expect("results are written");
     Ok(())
 }
 

@@ -21,11 +21,12 @@ use crate::common::{fleetsim, temp_dir};
 const SCENARIO: &str = "tests/data/golden.toml";
 
 /// Every CSV file `fleetsim run --trace` writes.
-const FILES: [&str; 8] = [
+const FILES: [&str; 9] = [
     "summary.csv",
     "replications.csv",
     "pools.csv",
     "monthly.csv",
+    "monthly_replications.csv",
     "pools_monthly.csv",
     "workloads.csv",
     "teams.csv",

@@ -96,6 +96,7 @@ fn a_sweep_in_memory_is_the_folder_the_cli_writes() {
         vary: vec![Vary::parse("pool.dgx.nodes=0,1").unwrap()],
         sampling: None,
         set: Vec::new(),
+        focus: None,
     };
     let source = Source::read(path).unwrap();
     let plan = sweep::plan_source(&request, &source).unwrap();

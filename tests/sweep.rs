@@ -80,7 +80,7 @@ fn a_sweep_writes_points_sweep_csv_and_sweep_json() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "point,strategy.hybrid.burst_after_wait_h,pool.dgx.nodes,strategy,metric,mean,std,ci95_low,ci95_high,p5,p50,p95,n"
+        "point,strategy.hybrid.burst_after_wait_h,pool.dgx.nodes,strategy,metric,mean,std,ci95_low,ci95_high,p5,p50,p95,n,currency"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     let metrics = rows

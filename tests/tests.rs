@@ -6,6 +6,8 @@ mod cli;
 mod common;
 mod determinism;
 mod errors;
+mod finops;
+mod finops_money;
 mod fuzz;
 mod golden;
 mod memory;

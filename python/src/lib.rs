@@ -212,6 +212,7 @@ fn run_sweep(
             vary,
             sampling,
             set,
+            focus: None,
         };
         let plan = sweep::plan_source(&request, &source)?;
         let files = sweep::run_in_memory(&plan, stop)?;

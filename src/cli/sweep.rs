@@ -63,6 +63,8 @@ pub(super) struct SweepArgs {
     /// No progress bar and no summary (files are still written)
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    focus: super::FocusArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -94,8 +96,15 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>, signals: &Signal
         vary: args.vary.clone(),
         sampling: args.sample,
         set: run_overrides(&args.scenario_args.set, args.replications, args.seed),
+        focus: args.focus.period(),
     };
     let plan = sweep::plan(&request)?;
+    if let Some(period) = request.focus {
+        for point in &plan.points {
+            super::check_focus(&point.config, period)
+                .with_context(|| sweep::plan::label(&plan.info, point.point()))?;
+        }
+    }
     for warning in plan.warnings.iter().take(WARNINGS_SHOWN) {
         super::print_warnings(std::slice::from_ref(warning));
     }

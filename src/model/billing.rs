@@ -43,20 +43,29 @@ pub fn on_prem_hours(on_prem: &OnPrem, calendar: &Calendar, m: usize) -> f64 {
     }
 }
 
-/// The sale of on-prem nodes in their sale month: the cash it brings (negative cost), and in
-/// the amortised view the book value not yet depreciated less that cash (a loss, or a gain
-/// when negative).
-fn on_prem_sale(on_prem: &OnPrem) -> (f64, f64) {
-    let Some(sold) = on_prem.sold_month else {
-        return (0.0, 0.0);
-    };
+/// The sale of on-prem nodes in their sale month.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sale {
+    /// What the nodes are still worth in the books: capital not yet depreciated.
+    pub book_value: f64,
+    /// The cash the sale brings.
+    pub cash_in: f64,
+}
+
+/// The sale of an on-prem pool, if it is sold. Its month costs, in the amortised view, the
+/// book value less the cash (a loss, or a gain when negative), and in the cash view minus the
+/// cash.
+pub fn on_prem_sale(on_prem: &OnPrem) -> Option<Sale> {
+    let sold = on_prem.sold_month?;
     let nodes = f64::from(on_prem.nodes);
     let capex = nodes * on_prem.capex_per_node;
     let owned = f64::from(sold.saturating_sub(on_prem.purchase_month));
     let months = f64::from(on_prem.amortization_months);
     let depreciated = capex * (1.0 - on_prem.residual_fraction) * (owned / months).min(1.0);
-    let cash_in = capex * on_prem.resale_fraction;
-    (capex - depreciated - cash_in, -cash_in)
+    Some(Sale {
+        book_value: capex - depreciated,
+        cash_in: capex * on_prem.resale_fraction,
+    })
 }
 
 /// On-prem cost of month `m`, given the busy GPU-hours of the pool in that month.
@@ -73,10 +82,10 @@ pub fn on_prem_month(
 ) -> OwnedMonth {
     let hours = on_prem_hours(on_prem, calendar, m);
     if on_prem.sold_month.is_some_and(|s| m == s as usize) && m >= on_prem.purchase_month as usize {
-        let (capital, capital_cash) = on_prem_sale(on_prem);
+        let sale = on_prem_sale(on_prem).expect("a sale month");
         return OwnedMonth {
-            capital,
-            capital_cash,
+            capital: sale.book_value - sale.cash_in,
+            capital_cash: -sale.cash_in,
             ..OwnedMonth::default()
         };
     }
@@ -121,6 +130,28 @@ pub fn reserved_window_h(reserved: &Reserved, calendar: &Calendar) -> (f64, f64)
     (calendar.month_starts_h[start], calendar.month_starts_h[end])
 }
 
+/// The share of a reservation's term cost paid at its start.
+pub fn upfront_share(upfront: Upfront) -> f64 {
+    match upfront {
+        Upfront::None => 0.0,
+        Upfront::Partial(share) => share,
+        Upfront::All => 1.0,
+    }
+}
+
+/// What a reservation pays up front, in its start month: its share of the whole term's cost
+/// (hours past the horizon too), at the price of the start month.
+pub fn reserved_upfront(reserved: &Reserved, gpus_per_node: u32, calendar: &Calendar) -> f64 {
+    let share = upfront_share(reserved.upfront);
+    if share == 0.0 {
+        return 0.0;
+    }
+    let gpus = f64::from(reserved.nodes) * f64::from(gpus_per_node);
+    let end = i64::from(reserved.start_month) + i64::from(reserved.term_months);
+    let term_h = calendar.hours_between_months(i64::from(reserved.start_month), end);
+    share * (gpus * term_h * reserved.effective_price_per_gpu_h(calendar))
+}
+
 /// Reserved cost of month `m`: every hour of the term is paid, used or not, at the price of
 /// the month the term starts. In the cash view an upfront payment covers the whole term (its
 /// hours past the horizon too) in the start month, and the rest is paid month by month.
@@ -137,23 +168,14 @@ pub fn reserved_month(
     let gpus = f64::from(reserved.nodes) * f64::from(gpus_per_node);
     let price = reserved.effective_price_per_gpu_h(calendar);
     let cost = gpus * hours * price;
-    let upfront_share = match reserved.upfront {
-        Upfront::None => 0.0,
-        Upfront::Partial(share) => share,
-        Upfront::All => 1.0,
-    };
-    let term_cost = || {
-        let end = reserved.start_month as i64 + i64::from(reserved.term_months);
-        gpus * calendar.hours_between_months(i64::from(reserved.start_month), end) * price
-    };
-    let upfront = if m == reserved.start_month as usize && upfront_share > 0.0 {
-        upfront_share * term_cost()
+    let upfront = if m == reserved.start_month as usize {
+        reserved_upfront(reserved, gpus_per_node, calendar)
     } else {
         0.0
     };
     OwnedMonth {
         reserved: cost,
-        reserved_cash: upfront + (1.0 - upfront_share) * cost,
+        reserved_cash: upfront + (1.0 - upfront_share(reserved.upfront)) * cost,
         paid_gpu_h: gpus * hours,
         ..OwnedMonth::default()
     }

@@ -36,15 +36,15 @@ impl<'c> FleetSim<'c> {
                     NO_POOL => self.home_pool,
                     last => Some(last as usize),
                 };
-                moved += dataset_gb * self.transfer_per_gb(from, sp);
+                moved += self.transfer(slot, from, sp, dataset_gb, now_h);
                 self.jobs[slot as usize].data_sites |= 1 << site;
             }
             // The checkpoint, when restarting from it on another site.
             let job = &self.jobs[slot as usize];
             if checkpoint_gb > 0.0 && job.needs_restore && job.last_pool != NO_POOL {
-                let last_site = self.pools[job.last_pool as usize].pool.storage.site;
-                if last_site != Some(site) {
-                    moved += checkpoint_gb * self.transfer_per_gb(Some(job.last_pool as usize), sp);
+                let last_pool = job.last_pool as usize;
+                if self.pools[last_pool].pool.storage.site != Some(site) {
+                    moved += self.transfer(slot, Some(last_pool), sp, checkpoint_gb, now_h);
                 }
             }
         }
@@ -63,8 +63,10 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    /// What moving a GB from pool `from` (none: it is already everywhere) to pool `to` costs.
-    fn transfer_per_gb(&self, from: Option<usize>, to: usize) -> f64 {
+    /// What moving `gb` of the job's data from pool `from` (none: it is already everywhere)
+    /// to pool `to` at `at_h` costs: egress where it leaves, ingress where it arrives, nothing
+    /// within a site.
+    fn transfer(&mut self, slot: u32, from: Option<usize>, to: usize, gb: f64, at_h: f64) -> f64 {
         let Some(from) = from else {
             return 0.0;
         };
@@ -72,7 +74,12 @@ impl<'c> FleetSim<'c> {
         if a.site == b.site {
             return 0.0;
         }
-        a.egress_per_gb + b.ingress_per_gb
+        let prices = (a.egress_per_gb, b.ingress_per_gb);
+        if let Some(ledger) = self.charges.as_mut() {
+            let consumer = self.jobs[slot as usize].consumer();
+            ledger.transfer(consumer, (from, to), gb, prices, at_h);
+        }
+        gb * (prices.0 + prices.1)
     }
 
     /// Bills the job's checkpoint storage up to `to_h` at the pool it is stored on, and moves
@@ -101,6 +108,10 @@ impl<'c> FleetSim<'c> {
         });
         self.accounts.count(w, team, |c| c.cost_direct += cost);
         self.jobs[slot as usize].cost += cost;
+        if let Some(ledger) = self.charges.as_mut() {
+            let consumer = self.jobs[slot as usize].consumer();
+            ledger.store(consumer, sp as usize, (from_h, to_h), gb, price, calendar);
+        }
     }
 
     /// A job that ended at `end_h`: its checkpoints are kept `keep_checkpoints_h` more.

@@ -75,6 +75,10 @@ impl<'c> FleetSim<'c> {
             let price = curve.at(calendar, last_start_h.min(to_h));
             add(calendar.month_of(to_h), extra_h, price);
         }
+        if let Some(ledger) = self.charges.as_mut() {
+            let elastic = state.pool.elastic().expect("elastic pool");
+            ledger.bill(sp, (from_h, to_h), extra_h, per_node, elastic, calendar);
+        }
     }
 
     pub(super) fn node_idle(&mut self, sp: usize, index: u32, epoch: u32, now_h: f64) {

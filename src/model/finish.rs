@@ -221,6 +221,10 @@ impl<'c> FleetSim<'c> {
             .collect();
         let (workloads, teams, unallocated) =
             group_rows(&totals, row.total_cost - services_cost, paid - busy);
+        let charges = self.charges.as_ref().map(|ledger| {
+            let pools: Vec<&Pool> = self.pools.iter().map(|p| p.pool).collect();
+            ledger.charges(&pools, &self.config.calendar)
+        });
         let mut jobs = self.trace.unwrap_or_default();
         jobs.sort_by_key(|row| row.job);
         UnitResult {
@@ -238,6 +242,7 @@ impl<'c> FleetSim<'c> {
             unallocated,
             jobs,
             events,
+            charges,
         }
     }
 }

@@ -14,6 +14,7 @@ mod backfill;
 mod capacity;
 use backfill::{HELD_PER_PASS_MAX, Held, Reserved};
 pub mod billing;
+pub mod charges;
 mod data;
 pub mod demand;
 mod environment;
@@ -41,7 +42,8 @@ use rand_distr::Exp1;
 use crate::engine::{self, EngineError, Limits, Sim};
 use crate::policies::{self, Candidate, PoolFacts, QueueKey};
 use crate::records::{
-    GroupRow, JobRow, MonthTotals, PoolMonth, PoolRow, ReplicationRow, Unallocated, UnitResult,
+    ChargePeriod, Consumer, GroupRow, JobRow, MonthTotals, PoolMonth, PoolRow, ReplicationRow,
+    Unallocated, UnitResult,
 };
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::trace::replay::NO_SPEC;
@@ -130,7 +132,39 @@ pub fn simulate_until(
     trace: bool,
     stop: &AtomicBool,
 ) -> Result<UnitResult, SimError> {
-    let mut model = FleetSim::new(config, strategy, replication, trace);
+    run_unit(
+        FleetSim::new(config, strategy, replication, trace),
+        config,
+        stop,
+    )
+}
+
+/// [`simulate_until`], also keeping the unit's charges by pool and `period` (the FOCUS export,
+/// issue 15) in [`UnitResult::charges`]. The simulation is the same, so the unit's rows are too.
+pub fn simulate_charges(
+    config: &Config,
+    strategy: usize,
+    replication: u32,
+    period: ChargePeriod,
+    stop: &AtomicBool,
+) -> Result<UnitResult, SimError> {
+    let mut model = FleetSim::new(config, strategy, replication, false);
+    model.charges = Some(Box::new(charges::Ledger::new(
+        period,
+        &config.calendar,
+        model.pools.len(),
+        config.workloads.len(),
+        config.teams.len(),
+        config.services.len(),
+    )));
+    run_unit(model, config, stop)
+}
+
+fn run_unit(
+    mut model: FleetSim<'_>,
+    config: &Config,
+    stop: &AtomicBool,
+) -> Result<UnitResult, SimError> {
     let mut sim = Sim::new();
     model.start(&mut sim);
     // The engine runs in chunks of the event budget; between chunks we look at the stop flag,
@@ -429,6 +463,16 @@ struct Job {
     move_run: Option<u32>,
 }
 
+impl Job {
+    /// Whose charges the job's are in the FOCUS export.
+    fn consumer(&self) -> Consumer {
+        Consumer::Jobs {
+            workload: usize::from(self.workload),
+            team: usize::from(self.team),
+        }
+    }
+}
+
 /// Figures of the strategy as a whole that no workload or team has.
 #[derive(Debug, Clone, Default)]
 struct Totals {
@@ -474,6 +518,8 @@ pub struct FleetSim<'c> {
     vacant_replicas: Vec<u32>,
     /// A reserve or a service needs attention at the end of the event.
     services_dirty: bool,
+    /// Charges by period, for the unit the FOCUS export shows (see [`simulate_charges`]).
+    charges: Option<Box<charges::Ledger>>,
     /// The strategy's home site (that of its first pool with a site) and that pool: datasets
     /// start there.
     home_site: Option<usize>,
@@ -622,6 +668,7 @@ impl<'c> FleetSim<'c> {
             replicas: Vec::new(),
             vacant_replicas: Vec::new(),
             services_dirty: false,
+            charges: None,
             home_site,
             home_pool,
         }

@@ -111,6 +111,10 @@ impl<'c> FleetSim<'c> {
             });
         state.counters.gpu_hours_busy += gpus * (to_h - from_h);
         *group_busy += gpus * (to_h - from_h);
+        if let Some(ledger) = self.charges.as_mut() {
+            let consumer = Consumer::Jobs { workload: w, team };
+            ledger.busy(consumer, sp, from_h, to_h, gpus);
+        }
     }
 
     /// Gives back a job's GPUs; idle elastic nodes start their idle timeout.

@@ -454,6 +454,9 @@ impl<'c> FleetSim<'c> {
         pool.counters.gpu_hours_busy += gpus * (to_h - from_h);
         service.counts.gpu_hours_allocated += gpus * (to_h - from_h);
         self.replicas[id as usize].busy_from_h = to_h;
+        if let Some(ledger) = self.charges.as_mut() {
+            ledger.busy(Consumer::Service(si), sp, from_h, to_h, gpus);
+        }
     }
 
     /// Interrupts the batch jobs on the node of owned pool `sp` where making `gpus` free

@@ -4,7 +4,9 @@
 //! Only this module writes files. Every file is written under a temporary name and renamed
 //! into place once complete, so a crash or Ctrl-C leaves whole files or none.
 
+mod cells;
 pub mod charts;
+pub mod focus;
 pub mod lock;
 pub mod manifest;
 mod summary_table;
@@ -20,6 +22,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::records::{FileRecord, GroupSummaryRow, RunInfo, RunOutput};
+use crate::scenario::Config;
 use manifest::{Fnv1a, Hashing};
 
 pub use lock::{DirLock, LockMode, check_not_locked, lock_dir};
@@ -324,10 +327,42 @@ fn partial_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Which rows of a file say the currency of their money, in a last column `currency` (issue
+/// 15: one way for every file with money).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Money<'a> {
+    /// No money in the file: no `currency` column.
+    None,
+    /// Every row has money columns: the currency on every row.
+    Every(&'a str),
+    /// A long file (a `metric` column): the currency on the rows of money metrics (see
+    /// [`crate::records::is_money`]), empty on the others.
+    Metric(&'a str),
+}
+
+impl Money<'_> {
+    pub(crate) fn cell(self, metric: Option<&str>) -> Option<Cell> {
+        match self {
+            Money::None => None,
+            Money::Every(currency) => Some(Cell::Text(currency.to_string())),
+            Money::Metric(currency) => Some(if metric.is_some_and(crate::records::is_money) {
+                Cell::Text(currency.to_string())
+            } else {
+                Cell::Empty
+            }),
+        }
+    }
+}
+
 /// Writes rows as CSV to `dir/name` (under a temporary name until committed); the header
-/// comes from the rows' field names.
-pub fn write_csv<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> Result<Pending, OutputError> {
-    write_file(dir, Table::of_rows(name, rows))
+/// comes from the rows' field names, then `currency` as `money` says.
+pub fn write_csv<T: Serialize>(
+    dir: &Path,
+    name: &str,
+    rows: &[T],
+    money: Money<'_>,
+) -> Result<Pending, OutputError> {
+    write_file(dir, Table::of_rows(name, rows).with_money(money))
 }
 
 /// Writes a table to `dir/<its name>` (under a temporary name until committed), hashed on the
@@ -385,6 +420,7 @@ pub fn write_bytes(dir: &Path, name: &str, bytes: &[u8]) -> Result<Pending, Outp
 
 /// One field of a CSV row whose columns are known only at run time (`sweep.csv`). Numbers are
 /// written exactly as in the other CSV files (shortest form that reads back to the same value).
+/// An undefined number (NaN, infinite) is written as an empty cell, never as `NaN`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
     Text(String),
@@ -392,6 +428,8 @@ pub enum Cell {
     Count(u64),
     Number(f64),
     Bool(bool),
+    /// No value: an undefined number, or a null.
+    Empty,
 }
 
 impl Serialize for Cell {
@@ -400,7 +438,8 @@ impl Serialize for Cell {
             Cell::Text(text) => serializer.serialize_str(text),
             Cell::Integer(n) => serializer.serialize_i64(*n),
             Cell::Count(n) => serializer.serialize_u64(*n),
-            Cell::Number(x) => serializer.serialize_f64(*x),
+            Cell::Number(x) if x.is_finite() => serializer.serialize_f64(*x),
+            Cell::Number(_) | Cell::Empty => serializer.serialize_str(""),
             Cell::Bool(b) => serializer.serialize_bool(*b),
         }
     }
@@ -423,8 +462,12 @@ pub fn write_groups(
     name: &str,
     column: &str,
     rows: &[GroupSummaryRow],
+    currency: &str,
 ) -> Result<Pending, OutputError> {
-    write_file(dir, Table::of_groups(name, column, rows))
+    write_file(
+        dir,
+        Table::of_groups(name, column, rows).with_money(Money::Metric(currency)),
+    )
 }
 
 /// Writes a value as pretty JSON to `dir/name` (under a temporary name until committed).
@@ -483,7 +526,8 @@ pub fn remove(path: &Path) -> Result<(), OutputError> {
     }
 }
 
-/// Reads the rows of a CSV file fleetsim wrote.
+/// Reads the rows of a CSV file fleetsim wrote, by column name: an empty cell reads as NaN
+/// into a number, as `None` into an option.
 pub fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, OutputError> {
     let unreadable = |error: csv::Error| match error.kind() {
         csv::ErrorKind::Io(_) => match error.into_kind() {
@@ -499,10 +543,19 @@ pub fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, OutputError>
         },
     };
     let mut reader = csv::Reader::from_path(path).map_err(unreadable)?;
-    reader
-        .deserialize()
-        .collect::<Result<Vec<T>, _>>()
-        .map_err(unreadable)
+    let header = reader.headers().map_err(unreadable)?.clone();
+    let mut rows = Vec::new();
+    for (line, record) in reader.records().enumerate() {
+        let record = record.map_err(unreadable)?;
+        // Line 1 is the header.
+        let row =
+            cells::from_record(&header, &record).map_err(|error| OutputError::Unreadable {
+                path: path.to_path_buf(),
+                message: format!("line {}: {error}", line + 2),
+            })?;
+        rows.push(row);
+    }
+    Ok(rows)
 }
 
 /// Reads a JSON file fleetsim wrote; `Ok(None)` when there is none.
@@ -534,25 +587,31 @@ fn write_all(mut file: fs::File, path: &Path, bytes: &[u8]) -> Result<(), Output
 /// written (disk full, permissions), the temporaries are removed and earlier results stay.
 pub fn write_results(
     dir: &Path,
+    config: &Config,
     output: &RunOutput,
     info: &RunInfo,
     trace: bool,
 ) -> Result<Vec<PathBuf>, OutputError> {
     let mut staged = Staged::default();
-    write_pending(dir, output, info, trace, &mut staged)?;
+    write_pending(dir, config, output, info, trace, &mut staged)?;
     // run.json is renamed last: a folder whose run.json lists a file holds all of them.
     staged.commit_all()
 }
 
 fn write_pending(
     dir: &Path,
+    config: &Config,
     output: &RunOutput,
     info: &RunInfo,
     trace: bool,
     pending: &mut Staged,
 ) -> Result<(), OutputError> {
-    for table in run_tables(output, trace) {
+    for table in run_tables(output, &info.currency, trace) {
         pending.push(write_file(dir, table)?);
+    }
+    if let Some(units) = &output.focus {
+        // FOCUS names its own currency column (BillingCurrency).
+        pending.push(write_file(dir, Table::of_focus(config, units))?);
     }
     let json = tables::run_json(info, pending.records().cloned().collect());
     pending.push(write_bytes(dir, "run.json", &json)?);
@@ -629,7 +688,9 @@ mod tests {
             return; // Not on Linux.
         }
         let rows: Vec<(u32, f64)> = (0..10_000).map(|i| (i, f64::from(i) / 3.0)).collect();
-        let error = write_csv(&dir, "summary.csv", &rows).err().unwrap();
+        let error = write_csv(&dir, "summary.csv", &rows, Money::None)
+            .err()
+            .unwrap();
         let path = dir.join("summary.csv").display().to_string();
         assert!(
             error
@@ -761,10 +822,7 @@ mod tests {
             .commit()
             .unwrap();
         let text = fs::read_to_string(dir.join("t.csv")).unwrap();
-        assert_eq!(
-            text,
-            "a.b,x,n\n\"p,q\",0.30000000000000004,3\n-4,NaN,true\n"
-        );
+        assert_eq!(text, "a.b,x,n\n\"p,q\",0.30000000000000004,3\n-4,,true\n");
         #[derive(serde::Deserialize)]
         struct Row {
             x: f64,

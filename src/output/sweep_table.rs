@@ -31,11 +31,17 @@ pub(super) const STAT_COLUMNS: [&str; 10] = [
 ];
 
 /// `sweep.csv`, tidy: one row per point, strategy and metric; the point's index, then one
-/// column per varied parameter (named by its path), then the statistics of `summary.csv`.
-pub fn sweep_rows(parameters: &[String], points: &[PointSummary]) -> (Vec<String>, Vec<Vec<Cell>>) {
+/// column per varied parameter (named by its path), then the statistics of `summary.csv` and
+/// the `currency` of money metrics (empty for the others), as in `summary.csv`.
+pub fn sweep_rows(
+    parameters: &[String],
+    points: &[PointSummary],
+    currency: &str,
+) -> (Vec<String>, Vec<Vec<Cell>>) {
     let header: Vec<String> = std::iter::once("point".to_string())
         .chain(parameters.iter().cloned())
         .chain(STAT_COLUMNS.iter().map(|c| c.to_string()))
+        .chain(["currency".to_string()])
         .collect();
     let mut rows = Vec::new();
     for point in points {
@@ -59,6 +65,11 @@ pub fn sweep_rows(parameters: &[String], points: &[PointSummary]) -> (Vec<String
                 Cell::Number(row.p50),
                 Cell::Number(row.p95),
                 Cell::Count(u64::from(row.n)),
+                if crate::records::is_money(&row.metric) {
+                    Cell::Text(currency.to_string())
+                } else {
+                    Cell::Empty
+                },
             ]);
             rows.push(cells);
         }
@@ -74,6 +85,7 @@ fn show(cell: &Cell) -> String {
         Cell::Count(n) => n.to_string(),
         Cell::Number(x) => x.to_string(),
         Cell::Bool(b) => b.to_string(),
+        Cell::Empty => String::new(),
     }
 }
 
@@ -200,6 +212,7 @@ mod tests {
         let (header, rows) = sweep_rows(
             &["pool.dgx.nodes".into(), "strategy.cloud.queue".into()],
             &points(),
+            "EUR",
         );
         assert_eq!(
             header[..4],
@@ -210,8 +223,12 @@ mod tests {
                 "strategy"
             ]
         );
-        assert_eq!(header.len(), 13);
+        assert_eq!(header.len(), 14);
+        assert_eq!(header[13], "currency");
         assert_eq!(rows.len(), 12);
+        // Money metrics say their currency; a wait does not.
+        assert_eq!(rows[0][13], Cell::Text("EUR".into()));
+        assert_eq!(rows[2][13], Cell::Empty);
         assert_eq!(
             rows[5][..4],
             [

@@ -9,21 +9,58 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::Cell;
+use super::focus;
 use super::manifest::Fnv1a;
 use super::sweep_table::STAT_COLUMNS;
-use crate::records::{FileRecord, GroupSummaryRow, RunInfo, RunOutput, ServicePeriodRow};
+use super::{Cell, Money, cells};
+use crate::records::{
+    FileRecord, FocusRow, FocusUnits, GroupSummaryRow, RunInfo, RunOutput, ServicePeriodRow,
+};
+use crate::scenario::Config;
 
-/// Writes a table's rows (not its header) and returns how many it wrote.
-type WriteRows<'a> =
-    Box<dyn FnOnce(&mut csv::Writer<&mut dyn Write>) -> Result<u64, csv::Error> + 'a>;
+/// Writes a table's rows (and, when `header_pending`, the header from the first row's field
+/// names), with the `currency` cell as `money` says; returns how many rows it wrote.
+type WriteRows<'a> = Box<
+    dyn FnOnce(&mut csv::Writer<&mut dyn Write>, Money<'a>, bool) -> Result<u64, csv::Error> + 'a,
+>;
 
 /// One CSV table: its file name and its rows, written once.
 pub struct Table<'a> {
     pub name: String,
     /// The header, when it is not the rows' field names.
     header: Option<Vec<String>>,
+    /// Which rows say their currency, in a last column `currency` (issue 15).
+    money: Money<'a>,
     rows: WriteRows<'a>,
+}
+
+/// Writes one row as cells (an undefined number is an empty cell), then its `currency` cell;
+/// the header first if it is still pending.
+fn write_row<W: Write, T: Serialize + ?Sized>(
+    writer: &mut csv::Writer<W>,
+    row: &T,
+    money: Money<'_>,
+    header_pending: &mut bool,
+) -> Result<(), csv::Error> {
+    let (names, mut cells) = match cells::to_cells(row) {
+        Ok(row) => row,
+        Err(error) => panic!("a row fleetsim cannot write: {error}"),
+    };
+    let metric = names
+        .iter()
+        .position(|n| *n == "metric")
+        .and_then(|i| match &cells[i] {
+            Cell::Text(metric) => Some(metric.clone()),
+            _ => None,
+        });
+    // A tuple has no field names, so no header.
+    if *header_pending && !names.is_empty() {
+        *header_pending = false;
+        let currency = (money != Money::None).then_some("currency");
+        writer.write_record(names.iter().copied().chain(currency))?;
+    }
+    cells.extend(money.cell(metric.as_deref()));
+    writer.serialize(cells)
 }
 
 fn serialize_all<'a, I>(rows: I) -> WriteRows<'a>
@@ -31,10 +68,10 @@ where
     I: IntoIterator + 'a,
     I::Item: Serialize,
 {
-    Box::new(move |writer| {
+    Box::new(move |writer, money, mut header_pending| {
         let mut count = 0;
         for row in rows {
-            writer.serialize(row)?;
+            write_row(writer, &row, money, &mut header_pending)?;
             count += 1;
         }
         Ok(count)
@@ -51,6 +88,7 @@ impl<'a> Table<'a> {
         Table {
             name: name.to_string(),
             header: None,
+            money: Money::None,
             rows: serialize_all(rows),
         }
     }
@@ -64,8 +102,15 @@ impl<'a> Table<'a> {
         Table {
             name: name.to_string(),
             header: Some(header),
+            money: Money::None,
             rows: serialize_all(rows),
         }
+    }
+
+    /// The same table with a `currency` column as `money` says.
+    pub fn with_money(mut self, money: Money<'a>) -> Self {
+        self.money = money;
+        self
     }
 
     /// Rows of cells, one per column of `header`.
@@ -75,6 +120,29 @@ impl<'a> Table<'a> {
             assert_eq!(row.len(), columns, "one cell per column");
         });
         Self::with_header(name, header, checked)
+    }
+
+    /// `focus.csv`: the FOCUS rows of a run's median units, streamed as they are made (FOCUS
+    /// names its own currency column, `BillingCurrency`).
+    pub fn of_focus(config: &'a Config, units: &'a FocusUnits) -> Self {
+        let rows: WriteRows<'a> = Box::new(move |writer, money, mut header_pending| {
+            let (mut count, mut failed) = (0, None);
+            focus::each_row(config, units, &mut |row: FocusRow| {
+                if failed.is_none() {
+                    match write_row(writer, &row, money, &mut header_pending) {
+                        Ok(()) => count += 1,
+                        Err(error) => failed = Some(error),
+                    }
+                }
+            });
+            failed.map_or(Ok(count), Err)
+        });
+        Table {
+            name: "focus.csv".to_string(),
+            header: None,
+            money: Money::None,
+            rows,
+        }
     }
 
     /// `workloads.csv`, `teams.csv` or `services.csv`: the columns of `summary.csv` with the
@@ -125,12 +193,13 @@ impl<'a> Table<'a> {
     /// into `sink`, not `sink` itself.
     pub fn write_to(self, sink: &mut dyn Write) -> Result<u64, csv::Error> {
         let mut writer = csv::WriterBuilder::new()
-            .has_headers(self.header.is_none())
+            .has_headers(false)
             .from_writer(sink);
         if let Some(header) = &self.header {
-            writer.write_record(header)?;
+            let currency = (self.money != Money::None).then(|| "currency".to_string());
+            writer.write_record(header.iter().chain(currency.as_ref()))?;
         }
-        let rows = (self.rows)(&mut writer)?;
+        let rows = (self.rows)(&mut writer, self.money, self.header.is_none())?;
         writer.flush()?;
         Ok(rows)
     }
@@ -160,21 +229,24 @@ fn record(name: &str, rows: u64, bytes: &[u8]) -> FileRecord {
 /// A run's tables in the order `fleetsim run` writes them: `summary.csv`, `replications.csv`,
 /// `pools.csv`, `monthly.csv`, `pools_monthly.csv`, `workloads.csv`, `teams.csv`, the three
 /// services files when the scenario has services, and `jobs.csv` with `trace`.
-pub fn run_tables(output: &RunOutput, trace: bool) -> Vec<Table<'_>> {
+pub fn run_tables<'a>(output: &'a RunOutput, currency: &'a str, trace: bool) -> Vec<Table<'a>> {
     let aggregates = &output.aggregates;
     let pools = output.units.iter().flat_map(|u| u.pools.iter());
+    let (every, by_metric) = (Money::Every(currency), Money::Metric(currency));
     let mut tables = vec![
-        Table::of_rows("summary.csv", &aggregates.summary),
-        Table::of_rows("replications.csv", &aggregates.replications),
-        Table::of_rows("pools.csv", pools),
-        Table::of_rows("monthly.csv", &aggregates.monthly),
-        Table::of_rows("pools_monthly.csv", &aggregates.pools_monthly),
-        Table::of_groups("workloads.csv", "workload", &aggregates.workloads),
-        Table::of_groups("teams.csv", "team", &aggregates.teams),
+        Table::of_rows("summary.csv", &aggregates.summary).with_money(by_metric),
+        Table::of_rows("replications.csv", &aggregates.replications).with_money(every),
+        Table::of_rows("pools.csv", pools).with_money(every),
+        Table::of_rows("monthly.csv", &aggregates.monthly).with_money(every),
+        Table::of_rows("monthly_replications.csv", &aggregates.monthly_replications)
+            .with_money(every),
+        Table::of_rows("pools_monthly.csv", &aggregates.pools_monthly).with_money(every),
+        Table::of_groups("workloads.csv", "workload", &aggregates.workloads).with_money(by_metric),
+        Table::of_groups("teams.csv", "team", &aggregates.teams).with_money(by_metric),
     ];
     if !aggregates.services.is_empty() {
         tables.extend([
-            Table::of_groups("services.csv", "service", &aggregates.services),
+            Table::of_groups("services.csv", "service", &aggregates.services).with_money(by_metric),
             Table::of_periods(
                 "services_monthly.csv",
                 "month",
@@ -185,7 +257,7 @@ pub fn run_tables(output: &RunOutput, trace: bool) -> Vec<Table<'_>> {
     }
     if trace {
         let jobs = output.units.iter().flat_map(|u| u.jobs.iter());
-        tables.push(Table::of_rows("jobs.csv", jobs));
+        tables.push(Table::of_rows("jobs.csv", jobs).with_money(every));
     }
     tables
 }
@@ -202,7 +274,7 @@ pub fn run_json(info: &RunInfo, records: Vec<FileRecord>) -> Vec<u8> {
 pub fn in_memory(output: &RunOutput, info: &RunInfo, trace: bool) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
     let mut records = Vec::new();
-    for table in run_tables(output, trace) {
+    for table in run_tables(output, &info.currency, trace) {
         let name = table.name.clone();
         let (record, bytes) = table.to_bytes();
         records.push(record);

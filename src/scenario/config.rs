@@ -284,13 +284,16 @@ pub struct Pool {
     pub gpus_per_node: u32,
     pub kind: PoolKind,
     pub placement: Placement,
+    /// Who sells or runs the capacity (the FOCUS export's provider); the type by default.
+    pub provider: String,
     /// Elastic pools: nodes can be requested from the start of month `available_from` until
     /// the start of `available_until` (none: to the end).
     pub available_from: u32,
     pub available_until: Option<u32>,
     pub storage: Storage,
     pub carbon: Carbon,
-    /// Availability zone and region (issue 16); none: the pool is its own.
+    /// Availability zone and region (issue 16; the region is also the FOCUS export's, else
+    /// the site); none: the pool is its own.
     pub zone: Option<String>,
     pub region: Option<String>,
 }
@@ -498,6 +501,15 @@ impl PriceCurve {
     /// The mean price over month `m`, weighted by time.
     pub fn month_mean(&self, calendar: &Calendar, m: usize) -> f64 {
         let (from_h, to_h) = (calendar.month_starts_h[m], calendar.month_starts_h[m + 1]);
+        self.mean_over(calendar, from_h, to_h)
+    }
+
+    /// The mean price over `[from_h, to_h)`, weighted by time (the price at `from_h` for an
+    /// empty stretch).
+    pub fn mean_over(&self, calendar: &Calendar, from_h: f64, to_h: f64) -> f64 {
+        if to_h <= from_h {
+            return self.at(calendar, from_h);
+        }
         let mut total = 0.0;
         self.split(calendar, from_h, to_h, |_, hours, price| {
             total += hours * price

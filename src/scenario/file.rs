@@ -356,7 +356,7 @@ pub struct PoolFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zone: Option<String>,
     /// The region (for `spot_policy = "next_region"`; data between regions moves through
-    /// the pools' sites).
+    /// the pools' sites), also the FOCUS export's RegionId and RegionName (issue 15).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
     /// Spot: how many nodes can be had over time, a CSV (`time, nodes` or `time, available`)
@@ -373,6 +373,10 @@ pub struct PoolFile {
     /// How gangs are placed on nodes: "node_local" (default) or "spread".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<PlacementFile>,
+    /// Who sells (or, on-prem, runs) the capacity, for the FOCUS export's ProviderName,
+    /// PublisherName and InvoiceIssuerName (issue 15); default: the pool's type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]

@@ -10,8 +10,8 @@ mod services;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::records::{
-    Aggregates, GroupRow, GroupSummaryRow, MonthTotals, MonthlyRow, PoolMonth, PoolMonthlyRow,
-    ReplicationRow, SummaryRow, UnitResult,
+    Aggregates, GroupRow, GroupSummaryRow, MonthTotals, MonthlyReplicationRow, MonthlyRow,
+    PoolMonth, PoolMonthlyRow, ReplicationRow, SummaryRow, UnitResult,
 };
 use crate::scenario::Config;
 
@@ -214,6 +214,17 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
                 cumulative_cash[r] += cost_cash[r];
             }
             let mean = |f: &dyn Fn(&MonthTotals) -> f64| estimate(&collect(f)).mean;
+            let line = |f: fn(&MonthTotals) -> f64| estimate(&collect(&f));
+            let capital = line(|t| t.cost_capital);
+            let capital_cash = line(|t| t.cost_capital_cash);
+            let energy = line(|t| t.cost_energy);
+            let operations = line(|t| t.cost_operations);
+            let reserved = line(|t| t.cost_reserved);
+            let on_demand = line(|t| t.cost_on_demand);
+            let spot = line(|t| t.cost_spot);
+            let reserved_cash = line(|t| t.cost_reserved_cash);
+            let storage = line(|t| t.cost_storage);
+            let network = line(|t| t.cost_network);
             let (cost, cost_cash) = (estimate(&cost), estimate(&cost_cash));
             let (cum, cum_cash) = (estimate(&cumulative), estimate(&cumulative_cash));
             *mean_cash_m = cost_cash.mean;
@@ -250,25 +261,82 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
                 utilization: if paid > 0.0 { busy / paid } else { f64::NAN },
                 jobs_completed: mean(&|t| t.jobs_completed as f64),
                 wait_mean_h: estimate(&waits).mean,
-                cost_capital: mean(&|t| t.cost_capital),
-                cost_capital_cash: mean(&|t| t.cost_capital_cash),
-                cost_energy: mean(&|t| t.cost_energy),
-                cost_operations: mean(&|t| t.cost_operations),
-                cost_reserved: mean(&|t| t.cost_reserved),
-                cost_on_demand: mean(&|t| t.cost_on_demand),
-                cost_spot: mean(&|t| t.cost_spot),
-                cost_reserved_cash: mean(&|t| t.cost_reserved_cash),
-                cost_storage: mean(&|t| t.cost_storage),
-                cost_network: mean(&|t| t.cost_network),
+                cost_capital: capital.mean,
+                cost_capital_cash: capital_cash.mean,
+                cost_energy: energy.mean,
+                cost_operations: operations.mean,
+                cost_reserved: reserved.mean,
+                cost_on_demand: on_demand.mean,
+                cost_spot: spot.mean,
+                cost_reserved_cash: reserved_cash.mean,
+                cost_storage: storage.mean,
+                cost_network: network.mean,
                 co2_tonnes: mean(&|t| t.co2_kg) / 1000.0,
                 // Filled below (`money::fill_npv`).
                 cost_cash_npv: f64::NAN,
                 cumulative_cost_cash_npv: f64::NAN,
                 cumulative_cost_cash_npv_ci95_low: f64::NAN,
                 cumulative_cost_cash_npv_ci95_high: f64::NAN,
+                cost_p5: cost.p5,
+                cost_p50: cost.p50,
+                cost_p95: cost.p95,
+                cost_cash_p5: cost_cash.p5,
+                cost_cash_p50: cost_cash.p50,
+                cost_cash_p95: cost_cash.p95,
+                cost_capital_ci95_low: capital.ci95_low,
+                cost_capital_ci95_high: capital.ci95_high,
+                cost_capital_p5: capital.p5,
+                cost_capital_p50: capital.p50,
+                cost_capital_p95: capital.p95,
+                cost_capital_cash_ci95_low: capital_cash.ci95_low,
+                cost_capital_cash_ci95_high: capital_cash.ci95_high,
+                cost_capital_cash_p5: capital_cash.p5,
+                cost_capital_cash_p50: capital_cash.p50,
+                cost_capital_cash_p95: capital_cash.p95,
+                cost_energy_ci95_low: energy.ci95_low,
+                cost_energy_ci95_high: energy.ci95_high,
+                cost_energy_p5: energy.p5,
+                cost_energy_p50: energy.p50,
+                cost_energy_p95: energy.p95,
+                cost_operations_ci95_low: operations.ci95_low,
+                cost_operations_ci95_high: operations.ci95_high,
+                cost_operations_p5: operations.p5,
+                cost_operations_p50: operations.p50,
+                cost_operations_p95: operations.p95,
+                cost_reserved_ci95_low: reserved.ci95_low,
+                cost_reserved_ci95_high: reserved.ci95_high,
+                cost_reserved_p5: reserved.p5,
+                cost_reserved_p50: reserved.p50,
+                cost_reserved_p95: reserved.p95,
+                cost_on_demand_ci95_low: on_demand.ci95_low,
+                cost_on_demand_ci95_high: on_demand.ci95_high,
+                cost_on_demand_p5: on_demand.p5,
+                cost_on_demand_p50: on_demand.p50,
+                cost_on_demand_p95: on_demand.p95,
+                cost_spot_ci95_low: spot.ci95_low,
+                cost_spot_ci95_high: spot.ci95_high,
+                cost_spot_p5: spot.p5,
+                cost_spot_p50: spot.p50,
+                cost_spot_p95: spot.p95,
+                cost_reserved_cash_ci95_low: reserved_cash.ci95_low,
+                cost_reserved_cash_ci95_high: reserved_cash.ci95_high,
+                cost_reserved_cash_p5: reserved_cash.p5,
+                cost_reserved_cash_p50: reserved_cash.p50,
+                cost_reserved_cash_p95: reserved_cash.p95,
+                cost_storage_ci95_low: storage.ci95_low,
+                cost_storage_ci95_high: storage.ci95_high,
+                cost_storage_p5: storage.p5,
+                cost_storage_p50: storage.p50,
+                cost_storage_p95: storage.p95,
+                cost_network_ci95_low: network.ci95_low,
+                cost_network_ci95_high: network.ci95_high,
+                cost_network_p5: network.p5,
+                cost_network_p50: network.p50,
+                cost_network_p95: network.p95,
             });
         }
     }
+    let monthly_replications = monthly_replications(config, units);
     let break_even_month = (0..strategies)
         .map(|s| {
             if s == baseline {
@@ -286,6 +354,7 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
         replications: rows,
         summary,
         monthly,
+        monthly_replications,
         pools_monthly,
         workloads: group_summary(config, units, &workload_names, |u| &u.workloads),
         teams: group_summary(config, units, &team_names, |u| &u.teams),
@@ -347,6 +416,54 @@ fn group_summary(
             "gpu_hours_idle",
             of.iter().map(|u| u.unallocated.gpu_hours_idle).collect(),
         );
+    }
+    rows
+}
+
+/// Per strategy, replication and month: the month's figures as the unit found them.
+fn monthly_replications(config: &Config, units: &[UnitResult]) -> Vec<MonthlyReplicationRow> {
+    let mut rows = Vec::with_capacity(units.len() * config.calendar.months());
+    for unit in units {
+        let strategy = &config.strategies[unit.strategy].name;
+        let (mut cumulative, mut cumulative_cash) = (0.0, 0.0);
+        for (m, t) in unit.months.iter().enumerate() {
+            cumulative += t.cost();
+            cumulative_cash += t.cost_cash();
+            rows.push(MonthlyReplicationRow {
+                strategy: strategy.clone(),
+                replication: unit.replication,
+                month: config.calendar.month_label(m),
+                cost: t.cost(),
+                cost_cash: t.cost_cash(),
+                cumulative_cost: cumulative,
+                cumulative_cost_cash: cumulative_cash,
+                cost_capital: t.cost_capital,
+                cost_capital_cash: t.cost_capital_cash,
+                cost_energy: t.cost_energy,
+                cost_operations: t.cost_operations,
+                cost_reserved: t.cost_reserved,
+                cost_on_demand: t.cost_on_demand,
+                cost_spot: t.cost_spot,
+                cost_reserved_cash: t.cost_reserved_cash,
+                cost_storage: t.cost_storage,
+                cost_network: t.cost_network,
+                cost_cash_npv: t.cost_cash() * config.discount_factor(m),
+                co2_tonnes: t.co2_kg / 1000.0,
+                gpu_hours_busy: t.gpu_hours_busy,
+                gpu_hours_paid: t.gpu_hours_paid,
+                utilization: if t.gpu_hours_paid > 0.0 {
+                    t.gpu_hours_busy / t.gpu_hours_paid
+                } else {
+                    f64::NAN
+                },
+                jobs_completed: t.jobs_completed,
+                wait_mean_h: if t.waits > 0 {
+                    t.wait_sum_h / t.waits as f64
+                } else {
+                    f64::NAN
+                },
+            });
+        }
     }
     rows
 }

@@ -17,7 +17,7 @@ use super::folder::{self, INVOCATION, point_dir};
 use super::plan::{Plan, PlannedPoint, label};
 use super::shard::{Shard, points_of};
 use crate::output::{self, PointSummary};
-use crate::records::{InvocationInfo, RunOutput, ShardInfo, SweepInfo, UnitResult};
+use crate::records::{ChargePeriod, InvocationInfo, RunOutput, ShardInfo, SweepInfo, UnitResult};
 use crate::runner::{self, RunError, Unit};
 use crate::stats;
 
@@ -89,7 +89,14 @@ pub fn execute(
     ));
     let written = AtomicUsize::new(0);
     let done = |t: usize, run_output: RunOutput| -> Result<(), SweepError> {
-        write_point(out, todo[t], &run_output)?;
+        let point = todo[t];
+        write_point(out, point, run_output, info.focus, stop).map_err(|error| match error {
+            PointError::Sweep(error) => *error,
+            PointError::Run(source) => SweepError::Run {
+                point: label(info, point.point()),
+                source,
+            },
+        })?;
         let done = resumed + written.fetch_add(1, Ordering::Relaxed) + 1;
         bar.set_message(output::sweep_progress_message(
             done,
@@ -253,14 +260,39 @@ fn summarize(point: &PlannedPoint, results: Vec<Option<UnitResult>>) -> RunOutpu
         units,
         aggregates,
         events,
+        focus: None,
     }
 }
 
-/// Writes the folder of a point whose units are all done (`run.json` last).
-fn write_point(out: &Path, point: &PlannedPoint, run_output: &RunOutput) -> Result<(), SweepError> {
-    let info = point.run_info.clone().with_results(run_output);
+/// Why a point could not be written.
+enum PointError {
+    /// Boxed: a `SweepError` is large, and this is returned on every point's success path.
+    Sweep(Box<SweepError>),
+    /// Simulating its FOCUS units again.
+    Run(RunError),
+}
+
+impl<E: Into<SweepError>> From<E> for PointError {
+    fn from(error: E) -> Self {
+        PointError::Sweep(Box::new(error.into()))
+    }
+}
+
+/// Writes the folder of a point whose units are all done (`run.json` last); with `focus`, its
+/// median units are simulated again for `focus.csv` first.
+fn write_point(
+    out: &Path,
+    point: &PlannedPoint,
+    mut run_output: RunOutput,
+    focus: Option<ChargePeriod>,
+    stop: &AtomicBool,
+) -> Result<(), PointError> {
+    if let Some(period) = focus {
+        runner::add_focus(&point.config, &mut run_output, period, stop).map_err(PointError::Run)?;
+    }
+    let info = point.run_info.clone().with_results(&run_output);
     let dir = point_dir(out, point.point());
     output::create_dir(&dir)?;
-    output::write_results(&dir, run_output, &info, false)?;
+    output::write_results(&dir, &point.config, &run_output, &info, false)?;
     Ok(())
 }

@@ -120,7 +120,7 @@ pub fn write_sweep_csv(
     summaries: &[PointSummary],
 ) -> Result<PathBuf, SweepError> {
     let parameters: Vec<String> = info.parameters.iter().map(|p| p.path.clone()).collect();
-    let (header, rows) = output::sweep_rows(&parameters, summaries);
+    let (header, rows) = output::sweep_rows(&parameters, summaries, &info.currency);
     Ok(output::write_table(dir, SWEEP_CSV, &header, &rows)?.commit()?)
 }
 

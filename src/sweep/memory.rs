@@ -69,7 +69,7 @@ pub fn run_in_memory(plan: &Plan, stop: &AtomicBool) -> Result<SweepFiles, Sweep
         });
     }
     let parameters: Vec<String> = info.parameters.iter().map(|p| p.path.clone()).collect();
-    let (header, rows) = output::sweep_rows(&parameters, &summaries);
+    let (header, rows) = output::sweep_rows(&parameters, &summaries, &info.currency);
     let (_, sweep_csv) = Table::of_cells(SWEEP_CSV, header, &rows).to_bytes();
     let sweep_json = serde_json::to_vec_pretty(info).expect("records serialize");
     Ok(SweepFiles {

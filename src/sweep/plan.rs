@@ -14,7 +14,7 @@ use super::design::{grid, grid_size, lhs_unit, pick, random_unit};
 use super::spec::{Domain, Sampling, Spec, Vary};
 use super::{POINTS_MAX, SweepError, fnv1a_hex};
 use crate::output::Cell;
-use crate::records::{RunInfo, SweepInfo, SweepParameter, SweepPoint, SweepSampling};
+use crate::records::{ChargePeriod, RunInfo, SweepInfo, SweepParameter, SweepPoint, SweepSampling};
 use crate::scenario::{Config, FieldKind, Loaded, Override, ScenarioError, Source, SweepFile};
 
 /// What `fleetsim sweep` was asked to do.
@@ -27,6 +27,8 @@ pub struct Request {
     pub sampling: Option<Sampling>,
     /// Applied at every point: `--set`, then `--replications` and `--seed` as overrides.
     pub set: Vec<Override>,
+    /// `--focus`: every point also writes `focus.csv` with charges by this period.
+    pub focus: Option<ChargePeriod>,
 }
 
 /// A checked sweep, ready to run.
@@ -141,6 +143,7 @@ pub fn describe(
         vary: Vec::new(),
         sampling: None,
         set: set.to_vec(),
+        focus: None,
     };
     let plan = match plan_loaded(&request, source, loaded) {
         Ok(plan) => plan,
@@ -381,6 +384,10 @@ fn plan_points(
             command_line.push("--set".into());
             command_line.push(o.text.clone());
         }
+        if let Some(period) = request.focus {
+            command_line.push("--focus-period".into());
+            command_line.push(period.as_str().into());
+        }
         let run_info = RunInfo {
             command_line,
             scenario_source: file_name.to_string(),
@@ -438,6 +445,7 @@ fn sweep_info(
         parameters: parameters.iter().map(parameter_info).collect(),
         points: points.iter().map(|p| p.point().clone()).collect(),
         scenario: serde_json::to_value(&resolved).expect("a scenario serializes"),
+        focus: request.focus,
     };
     info.sweep_id = sweep_id(&info);
     info
@@ -662,6 +670,7 @@ mod tests {
                 parameter("horizon_months"),
             ],
             points: Vec::new(),
+            focus: None,
             scenario: serde_json::json!({"strategy": [
                 {"name": "cloud", "pools": ["cloud"]},
                 {"name": "hybrid", "pools": ["dgx", "cloud"]},

@@ -245,10 +245,19 @@ fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ChartError> {
         source,
     };
     let mut reader = csv::Reader::from_path(path).map_err(csv_error)?;
-    let rows = reader
-        .deserialize()
-        .collect::<Result<Vec<T>, _>>()
-        .map_err(csv_error)?;
+    let header = reader.headers().map_err(csv_error)?.clone();
+    let mut rows = Vec::new();
+    for (line, record) in reader.records().enumerate() {
+        let record = record.map_err(csv_error)?;
+        // An empty cell is an undefined number (NaN); line 1 is the header.
+        let row = crate::output::cells::from_record(&header, &record).map_err(|error| {
+            ChartError::Cell {
+                path: path.to_path_buf(),
+                message: format!("line {}: {error}", line + 2),
+            }
+        })?;
+        rows.push(row);
+    }
     if rows.is_empty() {
         return Err(ChartError::Empty {
             path: path.to_path_buf(),

@@ -54,6 +54,8 @@ pub enum ChartError {
     },
     #[error("{}: not a fleetsim result CSV (the columns `fleetsim run` writes)", .path.display())]
     Csv { path: PathBuf, source: csv::Error },
+    #[error("{}: not a fleetsim result CSV (the columns `fleetsim run` writes): {message}", .path.display())]
+    Cell { path: PathBuf, message: String },
     #[error("{}: not a fleetsim sweep.json", .path.display())]
     SweepJson {
         path: PathBuf,

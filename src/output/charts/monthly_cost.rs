@@ -1,5 +1,7 @@
 //! Monthly cost per strategy, stacked by category (capital, energy, operations, reserved,
-//! on-demand, spot, storage, network): one panel per strategy, on a shared scale.
+//! on-demand, spot, storage, network), with the p5-p95 range of the month's total over
+//! replications as a whisker on each bar (the budget band of issue 15): one panel per
+//! strategy, on a shared scale.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -34,17 +36,26 @@ pub fn draw<DB: DrawingBackend>(
     let used: Vec<usize> = (0..CATEGORIES.len())
         .filter(|&c| results.monthly.iter().any(|r| CATEGORIES[c].1(r) > 0.0))
         .collect();
-    let items: Vec<LegendItem> = used
+    let mut items: Vec<LegendItem> = used
         .iter()
         .map(|&c| LegendItem::new(CATEGORIES[c].0, Swatch::Block(CATEGORY_COLORS[c])))
         .collect();
+    // Folders of earlier versions, and runs of one replication, have no range to show.
+    let has_band = results.monthly.iter().any(|r| band(r).is_some());
+    if has_band {
+        items.push(LegendItem::new(
+            "total, p5-p95 over replications",
+            Swatch::Whisker(style::INK),
+        ));
+    }
     let area = style::legend(area, &items)?;
 
     let top = style::extent(results.monthly.iter().map(|r| {
-        CATEGORIES
+        let stacked = CATEGORIES
             .iter()
             .map(|(_, value)| value(r).max(0.0))
-            .sum::<f64>()
+            .sum::<f64>();
+        band(r).map_or(stacked, |(_, p95)| stacked.max(p95))
     }))
     .end;
     let y_range = 0.0..(top.max(1.0) * 1.06);
@@ -77,6 +88,27 @@ pub fn draw<DB: DrawingBackend>(
             }
         }
         chart.draw_series(bars)?;
+        let mut whiskers = Vec::new();
+        for row in results.monthly.iter().filter(|r| r.strategy == strategy) {
+            let (Some(month_idx), Some((p5, p95))) = (results.month_idx(&row.month), band(row))
+            else {
+                continue;
+            };
+            let x = month_idx as f64;
+            let stroke = style::INK.stroke_width(2);
+            whiskers.push(PathElement::new(vec![(x, p5), (x, p95)], stroke));
+            for y in [p5, p95] {
+                whiskers.push(PathElement::new(vec![(x - 0.16, y), (x + 0.16, y)], stroke));
+            }
+        }
+        chart.draw_series(whiskers)?;
         Ok(())
     })
+}
+
+/// The p5 and p95 of a month's total (amortised) cost over replications, when they span a
+/// range.
+fn band(row: &MonthlyRow) -> Option<(f64, f64)> {
+    let (p5, p95) = (row.cost_p5, row.cost_p95);
+    (p5.is_finite() && p95.is_finite() && p95 > p5).then_some((p5, p95))
 }

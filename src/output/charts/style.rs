@@ -214,6 +214,8 @@ pub enum Swatch {
     LineOnBand(RGBColor),
     /// A ring: a marked point.
     Ring(RGBColor),
+    /// A vertical line with caps: a range (p5 to p95) on a bar.
+    Whisker(RGBColor),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -301,6 +303,20 @@ fn draw_swatch<DB: DrawingBackend>(
             let center = (x + SWATCH_W_PX / 2, mid_y);
             area.draw(&Circle::new(center, 9, WHITE.filled()))?;
             area.draw(&Circle::new(center, 9, color.stroke_width(4)))?;
+        }
+        Swatch::Whisker(color) => {
+            let mid_x = x + SWATCH_W_PX / 2;
+            let stroke = color.stroke_width(3);
+            area.draw(&PathElement::new(
+                vec![(mid_x, mid_y - 14), (mid_x, mid_y + 14)],
+                stroke,
+            ))?;
+            for cap_y in [mid_y - 14, mid_y + 14] {
+                area.draw(&PathElement::new(
+                    vec![(mid_x - 8, cap_y), (mid_x + 8, cap_y)],
+                    stroke,
+                ))?;
+            }
         }
     }
     Ok(())

@@ -8,6 +8,7 @@ use super::{Checker, DEFAULT_RETRY_H, GPUS_PER_NODE_MAX, HORIZON_MONTHS_MAX, NOD
 use crate::calendar::{Calendar, WeeklyWindows};
 use crate::scenario::config::*;
 use crate::scenario::file::*;
+use crate::scenario::names::{self, NameKind};
 
 /// Checks every pool (names unique); returns the pools that passed and every pool's index by
 /// name (for the strategies).
@@ -166,6 +167,7 @@ fn check_pool(
         .map(|g| c.count(g, &format!("{at}.gpus_per_node"), 1, GPUS_PER_NODE_MAX));
     let f = |name: &str| format!("{at}.{name}");
     check_typed_fields(c, pool, at);
+    check_labels(c, pool, at);
     let elastic = matches!(pool_type, PoolType::OnDemand | PoolType::Spot);
 
     let nodes = if elastic {
@@ -209,12 +211,18 @@ fn check_pool(
     let gpu_name = gpu?;
     let gpu = gpu_types.iter().position(|g| g == gpu_name)?;
     resolved.placement = Some(pool.placement.unwrap_or(PlacementFile::NodeLocal));
+    let provider = pool
+        .provider
+        .clone()
+        .unwrap_or_else(|| pool_type.as_str().to_string());
+    resolved.provider = Some(provider.clone());
     Some(Pool {
         name: pool.name.clone(),
         gpu,
         gpus_per_node: gpus_per_node?,
         kind,
         placement: placement(pool.placement),
+        provider,
         available_from,
         available_until,
         storage,
@@ -222,6 +230,49 @@ fn check_pool(
         zone,
         region,
     })
+}
+
+/// Words the FOCUS validator's loader reads as null (see docs/finops.md): a provider or a
+/// region must not be one of them.
+const NULL_WORDS: [&str; 6] = [
+    "NULL",
+    "INVALID",
+    "INVALID_COST",
+    "BAD_DATE",
+    "INVALID_DECIMAL",
+    "INVALID_INT",
+];
+
+/// `provider` follows the team name rules (a label in the FOCUS export: `.` and `@`
+/// allowed); it, `region` and `site` (the FOCUS region when `region` is not given; their
+/// name rules are checked with the spot and money fields) are not words a FOCUS reader takes
+/// for null.
+fn check_labels(c: &mut Checker<'_>, pool: &PoolFile, at: &str) {
+    let fields = [
+        ("provider", &pool.provider),
+        ("region", &pool.region),
+        ("site", &pool.site),
+    ];
+    for (field, value) in fields {
+        let Some(value) = value else { continue };
+        let problem = (field == "provider")
+            .then(|| names::problem(value, NameKind::Team))
+            .flatten();
+        if let Some(problem) = problem {
+            c.push(
+                &format!("{at}.{field}"),
+                problem.replace("team names", "labels"),
+            );
+        } else if NULL_WORDS.contains(&value.to_ascii_uppercase().as_str()) {
+            c.push(
+                &format!("{at}.{field}"),
+                format!(
+                    "`{value}` reads as null in FOCUS tools; choose another label (not {})",
+                    NULL_WORDS.join(", ")
+                ),
+            );
+        }
+    }
 }
 
 /// A pool's or a strategy's `placement`, `node_local` unless written.

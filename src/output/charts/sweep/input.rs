@@ -432,7 +432,11 @@ fn read_sweep_csv(path: &Path) -> Result<Vec<CsvRow>, ChartError> {
             continue;
         };
         // Line 1 is the header.
+        // An empty cell is an undefined number.
         let number = |column: usize| {
+            if record[column].is_empty() {
+                return Ok(f64::NAN);
+            }
             record[column].parse::<f64>().map_err(|_| {
                 fail(format!(
                     "line {}: `{}` is not a number in column `{}`",
