@@ -5,6 +5,7 @@ mod charts;
 mod cli;
 mod common;
 mod determinism;
+mod editor;
 mod errors;
 mod fuzz;
 mod golden;

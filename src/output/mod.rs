@@ -7,6 +7,7 @@
 pub mod charts;
 pub mod lock;
 pub mod manifest;
+pub mod report;
 mod summary_table;
 mod sweep_table;
 

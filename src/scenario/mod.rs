@@ -11,6 +11,8 @@ pub mod file;
 mod lines;
 pub mod names;
 mod overrides;
+pub mod schema;
+pub mod templates;
 pub mod trace;
 
 use std::collections::BTreeSet;

@@ -10,6 +10,8 @@
 mod distributions;
 mod estimates;
 mod pools;
+
+pub(crate) use pools::typed_fields;
 mod services;
 mod strategies;
 mod warnings;
