@@ -477,7 +477,7 @@ pub struct FailuresFile {
     #[schemars(extend("exclusiveMinimum" = 0))]
     pub mtbf_h: Option<f64>,
     /// Repair time, hours. Required.
-    #[schemars(range(min = 0.0))]
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub repair_h: Option<f64>,
 }
 

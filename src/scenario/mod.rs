@@ -7,6 +7,7 @@
 
 mod check;
 mod config;
+pub mod economics;
 pub mod file;
 mod lines;
 pub mod names;

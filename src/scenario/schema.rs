@@ -56,14 +56,18 @@ pub struct FieldDoc {
     pub title: String,
     pub description: String,
     pub unit: Option<String>,
+    /// What the path names inside a field the schema describes as a whole (`median` of
+    /// `duration_h.median`).
+    pub rest: Option<String>,
 }
 
 /// The schema's description of the field at a `--set` path (`pool.dgx.nodes`,
 /// `workload.w.duration_h.median` gives `duration_h`'s), if it has one.
 pub fn field_doc(path: &str) -> Option<FieldDoc> {
-    let schema = scenario_schema();
+    static SCHEMA: std::sync::OnceLock<Json> = std::sync::OnceLock::new();
+    let schema = SCHEMA.get_or_init(scenario_schema);
     let segments: Vec<&str> = path.split('.').collect();
-    let mut node = &schema;
+    let mut node = schema;
     let mut i = 0;
     let mut last = None;
     while i < segments.len() {
@@ -86,7 +90,9 @@ pub fn field_doc(path: &str) -> Option<FieldDoc> {
     }
     let field = last?;
     let description = field.get("description")?.as_str()?.to_string();
+    let rest = (i < segments.len()).then(|| segments[i..].join("."));
     Some(FieldDoc {
+        rest,
         title: first_phrase(&description),
         unit: field
             .get("x-unit")
@@ -659,6 +665,24 @@ fn add_units(value: &mut Json, path: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fields_are_found_by_their_set_paths() {
+        let doc = field_doc("pool.dgx.nodes").unwrap();
+        assert_eq!(doc.title, "Nodes in the pool");
+        assert_eq!(doc.unit.as_deref(), Some("nodes"));
+        assert_eq!(doc.rest, None);
+        let doc = field_doc("pool.spot.preemption.mean_h").unwrap();
+        assert_eq!(doc.title, "Mean time to preemption of a node");
+        let doc = field_doc("workload.w.duration_h.median").unwrap();
+        assert_eq!(doc.title, "Duration of a job");
+        assert_eq!(doc.rest.as_deref(), Some("median"));
+        assert_eq!(
+            field_doc("horizon_months").unwrap().title,
+            "Months simulated"
+        );
+        assert!(field_doc("pool.dgx.nods").is_none());
+    }
 
     #[test]
     fn first_phrases_are_titles() {

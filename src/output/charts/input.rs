@@ -28,6 +28,14 @@ pub struct RunMeta {
     /// cash view against the baseline, or null.
     #[serde(default)]
     pub break_even_month: Vec<Option<String>>,
+    /// For the charts' provenance line (absent from hand-made folders).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub fleetsim_version: String,
+    /// The resolved scenario: the pools' prices, for their break-even utilisation.
+    #[serde(default)]
+    pub scenario: serde_json::Value,
 }
 
 /// Everything a result folder holds that the charts draw.
@@ -182,6 +190,24 @@ impl Results {
             }
         }
         names
+    }
+
+    /// The provenance line at the foot of every chart.
+    pub fn provenance(&self) -> String {
+        super::style::provenance(
+            &self.meta.scenario_name,
+            self.meta.seed,
+            self.meta.replications,
+            &self.meta.fleetsim_version,
+        )
+    }
+
+    /// The break-even utilisation of each owned or reserved pool, from the prices in
+    /// run.json's resolved scenario (none when it holds no scenario this version reads).
+    pub fn break_evens(&self) -> Vec<crate::scenario::economics::BreakEven> {
+        serde_json::from_value::<crate::scenario::ScenarioFile>(self.meta.scenario.clone())
+            .map(|file| crate::scenario::economics::break_evens(&file))
+            .unwrap_or_default()
     }
 
     /// The month index of `month` (YYYY-MM), if the results cover it.

@@ -163,7 +163,7 @@ impl Chart {
                     style::months(months)
                 ),
                 format!(
-                    "Box: 25th to 75th percentile; thick line: median; whiskers: 5th to 95th percentile; dots: the {replications}"
+                    "Box: 25th to 75th percentile; thick line: median; whiskers: 5th to 95th percentile; dots: the {replications}. Beside each box: its paired difference with the baseline (mean over the same jobs) and 95 % interval"
                 ),
             ),
             Chart::CostVsWait => (
@@ -216,7 +216,7 @@ impl Chart {
     ) -> DrawResult<(), DB> {
         let (title, subtitle) = self.heading(results);
         let title = format!("{title} — {}", results.meta.scenario_name);
-        let area = style::header(root, &title, &subtitle)?;
+        let area = style::header(root, &title, &subtitle, &results.provenance())?;
         match self {
             Chart::CumulativeCost => cumulative_cost::draw(&area, results),
             Chart::MonthlyCost => monthly_cost::draw(&area, results),
