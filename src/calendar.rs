@@ -65,6 +65,18 @@ impl Calendar {
         self.month_starts_h[m + 1] - self.month_starts_h[m]
     }
 
+    /// Hours from the start of month `from` to the start of month `to` (months counted from
+    /// the start month; either may lie past the horizon).
+    pub fn hours_between_months(&self, from: i64, to: i64) -> f64 {
+        let at = |m: i64| -> Option<Date> { self.start.checked_add(m.months()).ok() };
+        match (at(from), at(to)) {
+            (Some(a), Some(b)) => a
+                .until(b)
+                .map_or(0.0, |span| f64::from(span.get_days()) * 24.0),
+            _ => 0.0,
+        }
+    }
+
     /// "YYYY-MM" of month `m`.
     pub fn month_label(&self, m: usize) -> String {
         let date = self

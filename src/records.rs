@@ -66,6 +66,29 @@ pub struct ReplicationRow {
     pub wait_max_h: f64,
     /// 1 when `wait_p95_h` is only a lower bound (jobs never started could move it), else 0.
     pub wait_p95_lower_bound: f64,
+    // Columns added with issue 14: absent from older result folders, read back as unknown.
+    /// Reserved capacity as paid (up front or month by month; `cost_reserved` spreads it).
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash: f64,
+    /// Checkpoint storage, and data moved between sites.
+    #[serde(default = "unknown")]
+    pub cost_storage: f64,
+    #[serde(default = "unknown")]
+    pub cost_network: f64,
+    /// The cash view discounted to `start` at `discount_rate_per_year`.
+    #[serde(default = "unknown")]
+    pub total_cost_npv: f64,
+    /// As `break_even_months`, in the discounted cash view.
+    #[serde(default = "unknown")]
+    pub break_even_months_npv: f64,
+    /// CO2 of the energy the fleet drew (estimated for cloud pools), tonnes.
+    #[serde(default = "unknown")]
+    pub co2_tonnes: f64,
+}
+
+/// A value a file written before its column existed does not give.
+fn unknown() -> f64 {
+    f64::NAN
 }
 
 /// A metric of a replication row, by name.
@@ -73,7 +96,7 @@ pub type Metric = (&'static str, fn(&ReplicationRow) -> f64);
 
 impl ReplicationRow {
     /// Every numeric column, in CSV order: the metrics of `summary.csv`.
-    pub const METRICS: [Metric; 32] = [
+    pub const METRICS: [Metric; 38] = [
         ("total_cost", |r| r.total_cost),
         ("total_cost_cash", |r| r.total_cost_cash),
         ("jobs_arrived", |r| r.jobs_arrived as f64),
@@ -106,6 +129,12 @@ impl ReplicationRow {
         ("wait_p99_h", |r| r.wait_p99_h),
         ("wait_max_h", |r| r.wait_max_h),
         ("wait_p95_lower_bound", |r| r.wait_p95_lower_bound),
+        ("cost_reserved_cash", |r| r.cost_reserved_cash),
+        ("cost_storage", |r| r.cost_storage),
+        ("cost_network", |r| r.cost_network),
+        ("total_cost_npv", |r| r.total_cost_npv),
+        ("break_even_months_npv", |r| r.break_even_months_npv),
+        ("co2_tonnes", |r| r.co2_tonnes),
     ];
 }
 
@@ -316,6 +345,24 @@ pub struct MonthlyRow {
     pub cost_reserved: f64,
     pub cost_on_demand: f64,
     pub cost_spot: f64,
+    // Issue 14: the newer cost lines, the discounted cash view and CO2.
+    #[serde(default = "unknown")]
+    pub cost_reserved_cash: f64,
+    #[serde(default = "unknown")]
+    pub cost_storage: f64,
+    #[serde(default = "unknown")]
+    pub cost_network: f64,
+    /// The month's cash-view cost discounted to `start`, and its running sum.
+    #[serde(default = "unknown")]
+    pub cost_cash_npv: f64,
+    #[serde(default = "unknown")]
+    pub cumulative_cost_cash_npv: f64,
+    #[serde(default = "unknown")]
+    pub cumulative_cost_cash_npv_ci95_low: f64,
+    #[serde(default = "unknown")]
+    pub cumulative_cost_cash_npv_ci95_high: f64,
+    #[serde(default = "unknown")]
+    pub co2_tonnes: f64,
 }
 
 /// One row of `summary.csv`: one metric of one strategy over replications.
@@ -372,6 +419,13 @@ pub struct MonthTotals {
     pub cost_reserved: f64,
     pub cost_on_demand: f64,
     pub cost_spot: f64,
+    /// Reserved capacity as paid (up front or monthly).
+    pub cost_reserved_cash: f64,
+    /// Checkpoint storage and data moved between sites.
+    pub cost_storage: f64,
+    pub cost_network: f64,
+    /// CO2 of the energy drawn, kg.
+    pub co2_kg: f64,
     pub jobs_completed: u64,
     /// Sum and count of waits of (post-warm-up) jobs first starting in the month.
     pub wait_sum_h: f64,
@@ -387,9 +441,12 @@ impl MonthTotals {
             + self.cost_reserved
             + self.cost_on_demand
             + self.cost_spot
+            + self.cost_storage
+            + self.cost_network
     }
     pub fn cost_cash(&self) -> f64 {
-        self.cost() - self.cost_capital + self.cost_capital_cash
+        self.cost() - self.cost_capital + self.cost_capital_cash - self.cost_reserved
+            + self.cost_reserved_cash
     }
 }
 
@@ -464,6 +521,8 @@ pub struct Aggregates {
     pub services_hourly: Vec<ServicePeriodRow>,
     /// Per strategy: the break-even month (YYYY-MM) of the mean cash-view curves, if any.
     pub break_even_month: Vec<Option<String>>,
+    /// The same of the discounted cash-view curves.
+    pub break_even_month_npv: Vec<Option<String>>,
 }
 
 /// A whole run of a scenario (or of a sweep point): every unit's result, then the statistics.
@@ -500,6 +559,9 @@ pub struct RunInfo {
     pub baseline: String,
     /// Per strategy, the break-even month (YYYY-MM) of the mean cash-view curves, or null.
     pub break_even_month: Vec<Option<String>>,
+    /// The same in the discounted cash view (`discount_rate_per_year`).
+    #[serde(default)]
+    pub break_even_month_npv: Vec<Option<String>>,
     pub warnings: Vec<String>,
     /// The manifest: every file the run wrote except `run.json` itself (renamed into place
     /// last), with what lets `--resume`, `merge` and the next run check it (issue 11).
@@ -538,6 +600,7 @@ impl RunInfo {
             strategies: config.strategies.iter().map(|s| s.name.clone()).collect(),
             baseline: config.strategies[config.baseline].name.clone(),
             break_even_month: Vec::new(),
+            break_even_month_npv: Vec::new(),
             warnings,
             files: Vec::new(),
             charts: Vec::new(),
@@ -551,6 +614,7 @@ impl RunInfo {
         RunInfo {
             events_simulated: output.events,
             break_even_month: output.aggregates.break_even_month.clone(),
+            break_even_month_npv: output.aggregates.break_even_month_npv.clone(),
             ..self
         }
     }

@@ -156,12 +156,13 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("duplicate_pool_name", NotExpressible), // unique by a property
         ("duplicate_strategy_name", NotExpressible),
         ("duplicate_workload_name", NotExpressible),
+        ("egress_without_site", Expressible), // if egress above 0 then site
         ("empirical_not_ending_at_one", NotExpressible), // the last point's probability
-        ("empty_file", Expressible),                     // required fields
-        ("empty_pool_list", Expressible),                // minItems 1
-        ("field_of_another_pool_type", Expressible),     // if type then not the field
-        ("gang_never_fits", NotExpressible),             // gangs against pools
-        ("gpu_mix_not_summing_to_one", NotExpressible),  // a sum
+        ("empty_file", Expressible),          // required fields
+        ("empty_pool_list", Expressible),     // minItems 1
+        ("field_of_another_pool_type", Expressible), // if type then not the field
+        ("gang_never_fits", NotExpressible),  // gangs against pools
+        ("gpu_mix_not_summing_to_one", NotExpressible), // a sum
         ("gpu_no_pool_offers", NotExpressible),
         ("huge_number", Expressible),               // maximum 1e15
         ("idle_power_above_power", NotExpressible), // two fields compared
@@ -182,7 +183,11 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("negative_shortfall", Expressible),
         ("no_strategy", Expressible),
         ("pool_without_name", Expressible),
+        ("price_change_and_schedule", Expressible), // not two of the three
+        ("price_schedule_bad_month", Expressible),  // pattern YYYY-MM
+        ("price_trace_bad_price", NotExpressible),  // the trace's contents
         ("pue_below_one", Expressible),
+        ("resale_without_sale_month", Expressible), // dependencies
         ("residual_fraction_above_one", Expressible),
         ("runaway_growth", NotExpressible), // jobs estimated over the horizon
         ("seed_too_large", NotToml),        // an integer TOML cannot hold
@@ -221,6 +226,7 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("unknown_pool_type", Expressible),
         ("unknown_queue", Expressible),
         ("unknown_top_level_field", Expressible),
+        ("upfront_share_without_partial", Expressible), // if a share then "partial"
         ("wave_fraction_above_one", Expressible),
         ("weekly_profile_too_short", Expressible), // 7 items
         ("window_and_episodes", Expressible),      // not both

@@ -399,6 +399,31 @@ const BAD_FILES: &[Bad] = &[
         "service_named_like_a_workload",
         "`train` is also a workload's name",
     ),
+    // Prices and money over time (issue 14).
+    bad(
+        "price_change_and_schedule",
+        "`pool.spot.price_change_per_year` price_change_per_year, price_schedule and price_trace are three ways",
+    ),
+    bad(
+        "price_schedule_bad_month",
+        "`pool.spot.price_schedule` `from` must be a month \"YYYY-MM\", got \"July 2027\"",
+    ),
+    bad(
+        "upfront_share_without_partial",
+        "`pool.reserved.upfront_share` applies to upfront = \"partial\" only",
+    ),
+    bad(
+        "resale_without_sale_month",
+        "`pool.dgx.resale_fraction` needs available_until",
+    ),
+    bad(
+        "egress_without_site",
+        "`pool.spot.egress_per_gb` prices data moving to or from the pool's site",
+    ),
+    bad(
+        "price_trace_bad_price",
+        "price_negative.csv: line 3, column 2 (`price_per_gpu_h`): must be a price from 0 to 1e6",
+    ),
 ];
 
 /// A command line (`{small}`: the small valid scenario, `{out}`: a fresh output folder), the

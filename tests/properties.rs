@@ -37,6 +37,8 @@ struct Fleet {
     /// Service replicas may run on spot too.
     service_on_spot: bool,
     service_preempts: bool,
+    /// Sites with storage and transfer prices, datasets and checkpoints sized, prices falling.
+    money: bool,
 }
 
 fn fleet() -> impl Strategy<Value = Fleet> {
@@ -74,6 +76,7 @@ fn fleet() -> impl Strategy<Value = Fleet> {
             prop_oneof![Just(0.0), 0.1..20.0f64],
             any::<bool>(),
             any::<bool>(),
+            any::<bool>(),
         ),
     )
         .prop_map(
@@ -81,7 +84,7 @@ fn fleet() -> impl Strategy<Value = Fleet> {
                 a,
                 b,
                 c,
-                (placement, proportional, service_gpus, service_on_spot, service_preempts),
+                (placement, proportional, service_gpus, service_on_spot, service_preempts, money),
             )| Fleet {
                 seed: a.0,
                 arrivals_per_day: a.1,
@@ -104,6 +107,7 @@ fn fleet() -> impl Strategy<Value = Fleet> {
                 service_gpus,
                 service_on_spot,
                 service_preempts,
+                money,
             },
         )
 }
@@ -133,6 +137,15 @@ fn scenario(f: &Fleet) -> String {
     } else {
         "[\"dgx\", \"cloud\"]"
     };
+    let (money, on_prem_money, workload_money) = if f.money {
+        (
+            "site = \"aws\"\nstorage_per_gb_month = 0.03\nkeep_checkpoints_h = 12\ningress_per_gb = 0.01\negress_per_gb = 0.09\nprice_change_per_year = -0.3\ngrid_kg_co2_per_kwh = 0.4\npower_kw_per_gpu = 1.2",
+            "site = \"dc\"\negress_per_gb = 0.05\nstorage_per_gb_month = 0.02\nelectricity_change_per_year = 0.1\ngrid_kg_co2_per_kwh = 0.3",
+            "dataset_gb = 200\ncheckpoint_gb = 50",
+        )
+    } else {
+        ("", "", "")
+    };
     // Gangs larger than the spot quota can still use on-demand (unlimited).
     format!(
         r#"
@@ -148,6 +161,7 @@ daily_profile = "office-hours"
 gpus = {{ 1 = 0.4, 3 = 0.2, {gang} = 0.4 }}
 duration_h = {{ dist = "gamma", mean = {duration}, cv = 1.3 }}
 {checkpoint}
+{workload_money}
 [[workload]]
 name = "urgent"
 arrivals_per_day = 5
@@ -171,6 +185,7 @@ pue = 1.2
 electricity_per_kwh = 0.2
 opex_per_node_month = 500
 {failures}
+{on_prem_money}
 [[pool]]
 name = "spot"
 type = "spot"
@@ -192,6 +207,7 @@ price_per_gpu_h = 6
 provisioning_h = {provisioning}
 idle_timeout_h = {idle}
 billing_increment_s = 60
+{money}
 [[strategy]]
 name = "hybrid"
 pools = ["dgx", "spot", "cloud"]

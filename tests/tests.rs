@@ -9,6 +9,7 @@ mod editor;
 mod errors;
 mod fuzz;
 mod golden;
+mod money;
 mod peer;
 mod properties;
 mod scheduling;

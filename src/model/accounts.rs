@@ -26,6 +26,8 @@ pub struct JobCounts {
     pub preemptions: u64,
     pub lost_gpu_h: f64,
     pub gpu_hours_busy: f64,
+    /// Costs that are the jobs' own (checkpoint storage, data moved): charged directly.
+    pub cost_direct: f64,
     pub waits: WaitStats,
 }
 
@@ -65,6 +67,7 @@ impl JobCounts {
         self.preemptions += other.preemptions;
         self.lost_gpu_h += other.lost_gpu_h;
         self.gpu_hours_busy += other.gpu_hours_busy;
+        self.cost_direct += other.cost_direct;
         self.waits.add(&other.waits);
     }
 }
@@ -169,8 +172,8 @@ impl Accounts {
                     group.add(&pair.counts);
                 }
             }
-            totals.workload_costs[w] += cost;
-            totals.team_costs[t] += cost;
+            totals.workload_costs[w] += cost + pair.counts.cost_direct;
+            totals.team_costs[t] += cost + pair.counts.cost_direct;
         }
         totals
     }

@@ -134,6 +134,8 @@ impl<'c> FleetSim<'c> {
             let state = &self.pools[sp];
             let new_nodes_allowed = match state.pool.elastic() {
                 None => 0,
+                // Closed (`available_from`, `available_until`): only its nodes still up.
+                Some(_) if !state.open => 0,
                 // Unlimited: a job is never short of room there.
                 Some(elastic) => match elastic.max_nodes {
                     None => continue,

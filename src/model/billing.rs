@@ -2,7 +2,7 @@
 //! per calendar month, in both views (amortised and cash).
 
 use crate::calendar::Calendar;
-use crate::scenario::{OnPrem, Reserved};
+use crate::scenario::{OnPrem, Reserved, Upfront};
 
 /// Hours billed for an elastic node that lived `lifetime_h`: rounded up to whole billing
 /// increments, at least the billing minimum.
@@ -22,18 +22,41 @@ pub struct OwnedMonth {
     pub capital_cash: f64,
     pub energy: f64,
     pub operations: f64,
+    /// Reserved capacity in the amortised view (the term's cost spread over its hours), and
+    /// in the cash view (as paid: up front or month by month).
     pub reserved: f64,
+    pub reserved_cash: f64,
     /// GPU-hours of capacity owned or committed in the month.
     pub paid_gpu_h: f64,
+    /// Energy drawn (on-prem: from the energy model, PUE included), kWh.
+    pub energy_kwh: f64,
 }
 
-/// Hours the nodes of an on-prem pool exist in month `m` (from the start of the purchase month).
+/// Hours the nodes of an on-prem pool exist in month `m` (from the start of the purchase month
+/// to the start of the month they are sold).
 pub fn on_prem_hours(on_prem: &OnPrem, calendar: &Calendar, m: usize) -> f64 {
-    if m < on_prem.purchase_month as usize {
+    let sold = on_prem.sold_month.is_some_and(|s| m >= s as usize);
+    if m < on_prem.purchase_month as usize || sold {
         0.0
     } else {
         calendar.month_h(m)
     }
+}
+
+/// The sale of on-prem nodes in their sale month: the cash it brings (negative cost), and in
+/// the amortised view the book value not yet depreciated less that cash (a loss, or a gain
+/// when negative).
+fn on_prem_sale(on_prem: &OnPrem) -> (f64, f64) {
+    let Some(sold) = on_prem.sold_month else {
+        return (0.0, 0.0);
+    };
+    let nodes = f64::from(on_prem.nodes);
+    let capex = nodes * on_prem.capex_per_node;
+    let owned = f64::from(sold.saturating_sub(on_prem.purchase_month));
+    let months = f64::from(on_prem.amortization_months);
+    let depreciated = capex * (1.0 - on_prem.residual_fraction) * (owned / months).min(1.0);
+    let cash_in = capex * on_prem.resale_fraction;
+    (capex - depreciated - cash_in, -cash_in)
 }
 
 /// On-prem cost of month `m`, given the busy GPU-hours of the pool in that month.
@@ -49,6 +72,14 @@ pub fn on_prem_month(
     busy_gpu_h: f64,
 ) -> OwnedMonth {
     let hours = on_prem_hours(on_prem, calendar, m);
+    if on_prem.sold_month.is_some_and(|s| m == s as usize) && m >= on_prem.purchase_month as usize {
+        let (capital, capital_cash) = on_prem_sale(on_prem);
+        return OwnedMonth {
+            capital,
+            capital_cash,
+            ..OwnedMonth::default()
+        };
+    }
     if hours == 0.0 {
         return OwnedMonth::default();
     }
@@ -67,16 +98,18 @@ pub fn on_prem_month(
     };
     let load_kw_h = (on_prem.power_kw_per_node - on_prem.idle_power_kw_per_node) * busy_gpu_h
         / f64::from(gpus_per_node);
-    let energy = (on_prem.idle_power_kw_per_node * nodes * hours + load_kw_h)
-        * on_prem.pue
-        * on_prem.electricity_per_kwh;
+    let energy_kwh = (on_prem.idle_power_kw_per_node * nodes * hours + load_kw_h) * on_prem.pue;
+    // The month's mean tariff: load is taken as spread over the month.
+    let energy = energy_kwh * on_prem.electricity.month_mean(calendar, m);
     OwnedMonth {
         capital,
         capital_cash,
         energy,
         operations: nodes * on_prem.opex_per_node_month,
         reserved: 0.0,
+        reserved_cash: 0.0,
         paid_gpu_h: nodes * f64::from(gpus_per_node) * hours,
+        energy_kwh,
     }
 }
 
@@ -88,7 +121,9 @@ pub fn reserved_window_h(reserved: &Reserved, calendar: &Calendar) -> (f64, f64)
     (calendar.month_starts_h[start], calendar.month_starts_h[end])
 }
 
-/// Reserved cost of month `m`: every hour of the term is paid, used or not.
+/// Reserved cost of month `m`: every hour of the term is paid, used or not, at the price of
+/// the month the term starts. In the cash view an upfront payment covers the whole term (its
+/// hours past the horizon too) in the start month, and the rest is paid month by month.
 pub fn reserved_month(
     reserved: &Reserved,
     gpus_per_node: u32,
@@ -99,11 +134,27 @@ pub fn reserved_month(
     let month_from = calendar.month_starts_h[m];
     let month_to = calendar.month_starts_h[m + 1];
     let hours = (to_h.min(month_to) - from_h.max(month_from)).max(0.0);
-    let paid_gpu_h = f64::from(reserved.nodes) * f64::from(gpus_per_node) * hours;
-    let cost = paid_gpu_h * reserved.effective_price_per_gpu_h();
+    let gpus = f64::from(reserved.nodes) * f64::from(gpus_per_node);
+    let price = reserved.effective_price_per_gpu_h(calendar);
+    let cost = gpus * hours * price;
+    let upfront_share = match reserved.upfront {
+        Upfront::None => 0.0,
+        Upfront::Partial(share) => share,
+        Upfront::All => 1.0,
+    };
+    let term_cost = || {
+        let end = reserved.start_month as i64 + i64::from(reserved.term_months);
+        gpus * calendar.hours_between_months(i64::from(reserved.start_month), end) * price
+    };
+    let upfront = if m == reserved.start_month as usize && upfront_share > 0.0 {
+        upfront_share * term_cost()
+    } else {
+        0.0
+    };
     OwnedMonth {
         reserved: cost,
-        paid_gpu_h,
+        reserved_cash: upfront + (1.0 - upfront_share) * cost,
+        paid_gpu_h: gpus * hours,
         ..OwnedMonth::default()
     }
 }
@@ -111,6 +162,7 @@ pub fn reserved_month(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::PriceCurve;
     use jiff::civil::date;
 
     #[test]
@@ -134,8 +186,11 @@ mod tests {
             idle_power_kw_per_node: 2.0,
             pue: 1.5,
             electricity_per_kwh: 0.2,
+            electricity: PriceCurve::Monthly(vec![0.2; 3]),
             opex_per_node_month: 1000.0,
             failures: None,
+            sold_month: None,
+            resale_fraction: 0.0,
         }
     }
 
@@ -164,9 +219,11 @@ mod tests {
         let reserved = Reserved {
             nodes: 1,
             price_per_gpu_h: 10.0,
+            list_price: PriceCurve::Monthly(vec![10.0; 2]),
             discount: 0.4,
             term_months: 12,
             start_month: 1,
+            upfront: Upfront::None,
         };
         assert_eq!(reserved_month(&reserved, 8, &calendar, 0).reserved, 0.0);
         let feb = reserved_month(&reserved, 8, &calendar, 1);

@@ -3,6 +3,12 @@
 
 use super::*;
 
+/// CO2 per paid GPU-hour of a cloud pool, kg: its power estimate times PUE and the grid's
+/// intensity (0 when the scenario gives none).
+pub(super) fn cloud_co2_kg_per_gpu_h(pool: &Pool) -> f64 {
+    pool.carbon.power_kw_per_gpu * pool.carbon.pue * pool.carbon.grid_kg_co2_per_kwh
+}
+
 impl<'c> FleetSim<'c> {
     pub(super) fn wave_gap_h(&mut self, sp: usize, waves_per_month: f64) -> f64 {
         let mean_gap_h = self.config.calendar.month_mean_h() / waves_per_month;
@@ -25,18 +31,22 @@ impl<'c> FleetSim<'c> {
         self.pools[sp].nodes.take_down(index, NodeState::Absent);
     }
 
-    /// Bills a node's life `[from_h, to_h)` plus `extra_h` of rounding (in the last month).
+    /// Bills a node's life `[from_h, to_h)` at the pool's price of each moment, plus `extra_h`
+    /// of rounding (in the last month, at the last price).
     pub(super) fn bill_elastic(&mut self, sp: usize, from_h: f64, to_h: f64, extra_h: f64) {
         let state = &mut self.pools[sp];
         let per_node = f64::from(state.pool.gpus_per_node);
-        let price = state.pool.elastic().expect("elastic pool").price_per_gpu_h;
+        let curve = &state.pool.elastic().expect("elastic pool").price;
         let spot = state.facts.spot;
+        let co2_kg_per_gpu_h = cloud_co2_kg_per_gpu_h(state.pool);
         let months = &mut self.months;
         let by_month = &mut state.by_month;
+        let counters = &mut state.counters;
         let calendar = &self.config.calendar;
-        let mut add = |m: usize, hours: f64| {
+        let mut add = |m: usize, hours: f64, price: f64| {
             let gpu_h = per_node * hours;
             months[m].gpu_hours_paid += gpu_h;
+            months[m].co2_kg += gpu_h * co2_kg_per_gpu_h;
             if spot {
                 months[m].cost_spot += gpu_h * price;
             } else {
@@ -45,15 +55,14 @@ impl<'c> FleetSim<'c> {
             by_month[m].gpu_hours_paid += gpu_h;
             by_month[m].cost += gpu_h * price;
             by_month[m].cost_cash += gpu_h * price;
+            counters.gpu_hours_paid += gpu_h;
+            counters.cost += gpu_h * price;
+            counters.cost_cash += gpu_h * price;
         };
-        calendar.split_by_month(from_h, to_h, &mut add);
+        curve.split(calendar, from_h, to_h, &mut add);
         if extra_h > 0.0 {
-            add(calendar.month_of(to_h), extra_h);
+            add(calendar.month_of(to_h), extra_h, curve.at(calendar, to_h));
         }
-        let gpu_h = per_node * ((to_h - from_h).max(0.0) + extra_h.max(0.0));
-        state.counters.gpu_hours_paid += gpu_h;
-        state.counters.cost += gpu_h * price;
-        state.counters.cost_cash += gpu_h * price;
     }
 
     pub(super) fn node_idle(&mut self, sp: usize, index: u32, epoch: u32, now_h: f64) {
@@ -167,7 +176,11 @@ impl<'c> FleetSim<'c> {
         let nodes = match &self.pools[sp].pool.kind {
             PoolKind::OnPrem(on_prem) => on_prem.nodes,
             PoolKind::Reserved(reserved) => reserved.nodes,
-            PoolKind::OnDemand(_) | PoolKind::Spot(..) => unreachable!("owned capacity"),
+            PoolKind::OnDemand(_) | PoolKind::Spot(..) => {
+                // `available_from`: nodes may be requested from now.
+                self.pools[sp].open = true;
+                return;
+            }
         };
         for _ in 0..nodes {
             let index = self.pools[sp].nodes.add_slot();
@@ -177,6 +190,13 @@ impl<'c> FleetSim<'c> {
     }
 
     pub(super) fn capacity_off(&mut self, sp: usize, sim: &mut Sim<Event>) {
+        if self.pools[sp].facts.elastic {
+            // `available_until`: no new nodes; those running stay until idle.
+            self.pools[sp].open = false;
+            return;
+        }
+        // The end of a reserved term, or the sale of on-prem nodes.
+        self.pools[sp].retired = true;
         let mut up = std::mem::take(&mut self.scratch_nodes);
         up.clear();
         up.extend_from_slice(self.pools[sp].nodes.up_nodes());

@@ -53,10 +53,12 @@ impl<'c> FleetSim<'c> {
                 let partial = job.plan.interrupted_after(horizon_h - from_h);
                 self.account_busy(slot, from_h, horizon_h);
                 self.totals.checkpoint_gpu_h += f64::from(gpus) * partial.checkpoint_h;
-                let rate = self.pools[sp].job_rate_per_gpu_h;
+                let rate = self.pools[sp].job_rate_per_gpu_h[self.config.calendar.month_of(from_h)];
                 let job = &mut self.jobs[slot as usize];
                 job.cost += f64::from(gpus) * (horizon_h - from_h).max(0.0) * rate;
             }
+            // Checkpoints stored up to the horizon.
+            self.store_checkpoint_until(slot, horizon_h);
             let job = &self.jobs[slot as usize];
             if job.counted {
                 let waited_h = horizon_h - job.arrival_h;
@@ -106,6 +108,11 @@ impl<'c> FleetSim<'c> {
                     PoolKind::OnDemand(_) | PoolKind::Spot(..) => continue,
                 };
                 add_owned(month, &owned, &mut state.counters, &mut state.by_month[m]);
+                // On-prem from its energy model; reserved nodes as cloud GPUs, per paid hour.
+                month.co2_kg += match &state.pool.kind {
+                    PoolKind::OnPrem(_) => owned.energy_kwh * state.pool.carbon.grid_kg_co2_per_kwh,
+                    _ => owned.paid_gpu_h * environment::cloud_co2_kg_per_gpu_h(state.pool),
+                };
             }
         }
         self.rows(events)
@@ -168,6 +175,17 @@ impl<'c> FleetSim<'c> {
             wait_p99_h: p99_h,
             wait_max_h: waits.max_h(),
             wait_p95_lower_bound: accounts::flag(waits.is_lower_bound(950)),
+            cost_reserved_cash: month_sum(|m| m.cost_reserved_cash),
+            cost_storage: month_sum(|m| m.cost_storage),
+            cost_network: month_sum(|m| m.cost_network),
+            total_cost_npv: self
+                .months
+                .iter()
+                .enumerate()
+                .map(|(m, month)| month.cost_cash() * self.config.discount_factor(m))
+                .sum(),
+            break_even_months_npv: f64::NAN,
+            co2_tonnes: month_sum(|m| m.co2_kg) / 1000.0,
         };
         let pools = self
             .pools
@@ -263,12 +281,13 @@ fn add_owned(
     month.cost_energy += owned.energy;
     month.cost_operations += owned.operations;
     month.cost_reserved += owned.reserved;
+    month.cost_reserved_cash += owned.reserved_cash;
     month.gpu_hours_paid += owned.paid_gpu_h;
-    let running = owned.energy + owned.operations + owned.reserved;
-    counters.cost += owned.capital + running;
-    counters.cost_cash += owned.capital_cash + running;
+    let running = owned.energy + owned.operations;
+    counters.cost += owned.capital + running + owned.reserved;
+    counters.cost_cash += owned.capital_cash + running + owned.reserved_cash;
     counters.gpu_hours_paid += owned.paid_gpu_h;
     pool_month.gpu_hours_paid += owned.paid_gpu_h;
-    pool_month.cost += owned.capital + running;
-    pool_month.cost_cash += owned.capital_cash + running;
+    pool_month.cost += owned.capital + running + owned.reserved;
+    pool_month.cost_cash += owned.capital_cash + running + owned.reserved_cash;
 }

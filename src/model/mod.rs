@@ -13,6 +13,7 @@ pub mod accounts;
 mod backfill;
 use backfill::{HELD_PER_PASS_MAX, Held, Reserved};
 pub mod billing;
+mod data;
 pub mod demand;
 mod environment;
 mod finish;
@@ -328,8 +329,12 @@ struct PoolState<'c> {
     slowdown: Vec<f64>,
     /// Mean time between interruptions of one node, hours (infinite if never).
     node_mtbf_h: f64,
-    /// Rate used to attribute cost to jobs, per GPU-hour.
-    job_rate_per_gpu_h: f64,
+    /// Rate used to attribute cost to jobs, per GPU-hour, by calendar month.
+    job_rate_per_gpu_h: Vec<f64>,
+    /// Elastic pools: nodes may be requested now (`available_from` to `available_until`).
+    open: bool,
+    /// On-prem nodes sold (`available_until`): a node back from repair stays away.
+    retired: bool,
     /// Busy and paid GPU-hours and cost per calendar month.
     by_month: Vec<PoolMonth>,
     counters: PoolCounters,
@@ -383,6 +388,11 @@ struct Job {
     burst_due: bool,
     /// Its class in the wait queue while it waits.
     class: usize,
+    /// Sites holding a copy of its dataset (bit per site), and where its checkpoints are
+    /// stored (the pool of its last run) and since when (see `data.rs`).
+    data_sites: u64,
+    storage_pool: u16,
+    storage_from_h: f64,
 }
 
 /// Figures of the strategy as a whole that no workload or team has.
@@ -430,6 +440,10 @@ pub struct FleetSim<'c> {
     vacant_replicas: Vec<u32>,
     /// A reserve or a service needs attention at the end of the event.
     services_dirty: bool,
+    /// The strategy's home site (that of its first pool with a site) and that pool: datasets
+    /// start there.
+    home_site: Option<usize>,
+    home_pool: Option<usize>,
 }
 
 impl<'c> FleetSim<'c> {
@@ -510,7 +524,9 @@ impl<'c> FleetSim<'c> {
                     episodes,
                     slowdown,
                     node_mtbf_h: mtbf_h,
-                    job_rate_per_gpu_h: job_rate_per_gpu_h(pool, month_mean_h),
+                    job_rate_per_gpu_h: job_rates_per_gpu_h(pool, &config.calendar),
+                    open: pool.available_from == 0,
+                    retired: false,
                     by_month: vec![PoolMonth::default(); config.calendar.months()],
                     counters: PoolCounters::default(),
                     reserve_gpus: strategy
@@ -526,6 +542,8 @@ impl<'c> FleetSim<'c> {
             })
             .collect();
         let has_elastic = pools.iter().any(|p| p.facts.elastic);
+        let home_pool = pools.iter().position(|p| p.pool.storage.site.is_some());
+        let home_site = home_pool.and_then(|sp| pools[sp].pool.storage.site);
         Self {
             config,
             strategy,
@@ -565,6 +583,8 @@ impl<'c> FleetSim<'c> {
             replicas: Vec::new(),
             vacant_replicas: Vec::new(),
             services_dirty: false,
+            home_site,
+            home_pool,
         }
     }
 
@@ -590,7 +610,28 @@ impl<'c> FleetSim<'c> {
                         }
                     }
                 }
-                PoolKind::OnDemand(_) | PoolKind::Spot(..) => {}
+                PoolKind::OnDemand(_) | PoolKind::Spot(..) => {
+                    // A pool available later, or no longer: its window opens and closes.
+                    let months = calendar.months();
+                    if pool.available_from > 0 && (pool.available_from as usize) < months {
+                        let at_h = calendar.month_starts_h[pool.available_from as usize];
+                        sim.schedule_at(at_h, Event::CapacityOn { pool: pool_id });
+                    }
+                    if let Some(until) = pool.available_until.filter(|u| (*u as usize) < months) {
+                        let at_h = calendar.month_starts_h[until as usize];
+                        sim.schedule_at(at_h, Event::CapacityOff { pool: pool_id });
+                    }
+                }
+            }
+            if let PoolKind::OnPrem(on_prem) = &pool.kind
+                && let Some(sold) = on_prem
+                    .sold_month
+                    .filter(|s| (*s as usize) < calendar.months())
+            {
+                sim.schedule_at(
+                    calendar.month_starts_h[sold as usize],
+                    Event::CapacityOff { pool: pool_id },
+                );
             }
             if let Some(availability) = pool.elastic().and_then(|e| e.availability.as_ref()) {
                 match &availability.when {
@@ -647,22 +688,26 @@ impl<'c> FleetSim<'c> {
     }
 }
 
-/// The hourly rate per GPU at which a job's use of a pool is costed in `jobs.csv`: the price
-/// for cloud pools; for on-prem, amortised capital, operations and full-load energy per
-/// GPU-hour of a fully used month.
-fn job_rate_per_gpu_h(pool: &Pool, month_mean_h: f64) -> f64 {
+/// The hourly rate per GPU at which a job's use of a pool is costed in `jobs.csv`, by calendar
+/// month: the price for cloud pools (at the start of the month; a reservation's for its
+/// term); for on-prem, amortised capital, operations and full-load energy per GPU-hour of a
+/// fully used month.
+fn job_rates_per_gpu_h(pool: &Pool, calendar: &crate::calendar::Calendar) -> Vec<f64> {
     let per_node = f64::from(pool.gpus_per_node);
-    match &pool.kind {
-        PoolKind::OnPrem(p) => {
-            let monthly = p.capex_per_node * (1.0 - p.residual_fraction)
-                / f64::from(p.amortization_months)
-                + p.opex_per_node_month;
-            monthly / (per_node * month_mean_h)
-                + p.power_kw_per_node / per_node * p.pue * p.electricity_per_kwh
-        }
-        PoolKind::Reserved(r) => r.effective_price_per_gpu_h(),
-        PoolKind::OnDemand(e) | PoolKind::Spot(e, _) => e.price_per_gpu_h,
-    }
+    let month_mean_h = calendar.month_mean_h();
+    (0..calendar.months())
+        .map(|m| match &pool.kind {
+            PoolKind::OnPrem(p) => {
+                let monthly = p.capex_per_node * (1.0 - p.residual_fraction)
+                    / f64::from(p.amortization_months)
+                    + p.opex_per_node_month;
+                monthly / (per_node * month_mean_h)
+                    + p.power_kw_per_node / per_node * p.pue * p.electricity.month_mean(calendar, m)
+            }
+            PoolKind::Reserved(r) => r.effective_price_per_gpu_h(calendar),
+            PoolKind::OnDemand(e) | PoolKind::Spot(e, _) => e.price.at_month(calendar, m),
+        })
+        .collect()
 }
 
 impl engine::Model for FleetSim<'_> {
@@ -688,7 +733,13 @@ impl engine::Model for FleetSim<'_> {
                 }
             }
             Event::Wave { pool } => self.wave(pool as usize, sim),
+            // A node sold (or a reserved term's, ended) fails no more.
+            Event::NodeFails { pool, .. } if self.pools[pool as usize].retired => {}
             Event::NodeFails { pool, node } => self.node_fails(pool as usize, node, sim),
+            Event::NodeRepaired { pool, node } if self.pools[pool as usize].retired => {
+                // Repaired after the pool's nodes were sold: it left with them.
+                let _ = node;
+            }
             Event::NodeRepaired { pool, node } => {
                 self.pools[pool as usize].nodes.bring_up(node);
                 self.schedule_failure(pool as usize, node, sim);

@@ -76,6 +76,9 @@ impl<'c> FleetSim<'c> {
                 },
                 burst_due: false,
                 class: 0,
+                data_sites: 0,
+                storage_pool: NO_POOL,
+                storage_from_h: f64::NAN,
             });
             let slot = self.jobs.len() as u32 - 1;
             // Node slots above hold service replicas (`services::REPLICA_BASE`).
@@ -102,6 +105,11 @@ impl<'c> FleetSim<'c> {
         job.pool = NO_POOL;
         job.last_pool = NO_POOL;
         job.retry_from_h.fill(0.0);
+        job.storage_pool = NO_POOL;
+        job.storage_from_h = f64::NAN;
+        let data_sites = self.home_sites();
+        let job = &mut self.jobs[slot as usize];
+        job.data_sites = data_sites;
         job.key = QueueKey::new(
             self.strategy.queue,
             workload.priority,

@@ -46,6 +46,11 @@ impl<'c> FleetSim<'c> {
     /// Counts a run that has begun: the pool's started jobs, the job's first start and wait,
     /// and whether it burst to an elastic pool.
     pub(super) fn begin_run(&mut self, slot: u32) {
+        let (sp, start_h) = {
+            let job = &self.jobs[slot as usize];
+            (job.pool as usize, job.run_start_h)
+        };
+        self.data_at_run_start(slot, sp, start_h);
         let job = &mut self.jobs[slot as usize];
         job.last_pool = job.pool;
         let state = &mut self.pools[job.pool as usize];
@@ -149,7 +154,7 @@ impl<'c> FleetSim<'c> {
         let (gpus, from_h, checkpoint_h) = (job.gpus, job.run_start_h, job.plan.checkpoint_h());
         self.account_busy(slot, from_h, now_h);
         self.totals.checkpoint_gpu_h += f64::from(gpus) * checkpoint_h;
-        let rate = self.pools[sp].job_rate_per_gpu_h;
+        let rate = self.pools[sp].job_rate_per_gpu_h[self.config.calendar.month_of(from_h)];
         self.free_alloc(slot, sim);
         let job = &mut self.jobs[slot as usize];
         job.cost += f64::from(gpus) * (now_h - from_h) * rate;
@@ -166,6 +171,7 @@ impl<'c> FleetSim<'c> {
                 });
             self.months[self.config.calendar.month_of(now_h)].jobs_completed += 1;
         }
+        self.data_at_job_end(slot, now_h);
         self.trace_job(slot, now_h);
         self.jobs[slot as usize].in_use = false;
         self.vacant_jobs.push(slot);
@@ -189,7 +195,7 @@ impl<'c> FleetSim<'c> {
         let (workload, spec, rate) = (
             job.workload as usize,
             job.spec,
-            self.pools[sp].job_rate_per_gpu_h,
+            self.pools[sp].job_rate_per_gpu_h[self.config.calendar.month_of(from_h)],
         );
         let team = job.team as usize;
         let slowdown = self.pools[sp].slowdown[workload];

@@ -189,6 +189,8 @@ impl<'c> FleetSim<'c> {
         let state = &self.pools[sp];
         match state.pool.elastic() {
             None => false,
+            // Outside `available_from` .. `available_until` the pool grants no node.
+            Some(_) if !state.open => false,
             Some(elastic) => elastic
                 .max_nodes
                 .is_none_or(|max| state.nodes.up_count() as usize + count + keep <= max as usize),

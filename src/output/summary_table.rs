@@ -132,6 +132,12 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
     if services {
         header.insert(header.len() - 1, "unserved".to_string());
     }
+    // With a cost of money: the discounted cash view and its break-even month.
+    let discounted = config.discount_rate_per_year != 0.0;
+    if discounted {
+        header.push(format!("NPV {} (cash)", config.currency));
+        header.push("break-even NPV".to_string());
+    }
     let rows: Vec<Vec<String>> = (0..config.strategies.len())
         .map(|s| {
             let name = &config.strategies[s].name;
@@ -142,6 +148,19 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
             if services {
                 let share = unserved_share(aggregates, name, None);
                 row.insert(row.len() - 1, percent_fine(share));
+            }
+            if discounted {
+                row.push(thousands(
+                    mean_of(&aggregates.summary, name, "total_cost_npv"),
+                    0,
+                ));
+                row.push(if s == config.baseline {
+                    "-".to_string()
+                } else {
+                    aggregates.break_even_month_npv[s]
+                        .clone()
+                        .unwrap_or_else(|| "never".into())
+                });
             }
             row
         })
@@ -172,6 +191,13 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
         let _ = writeln!(
             out,
             "unserved = share of the services' demand (GPU-hours) above what their replicas served."
+        );
+    }
+    if discounted {
+        let _ = writeln!(
+            out,
+            "NPV = cash-view cost discounted to the start at {:.1} % a year; break-even NPV = the same crossing on the discounted curves.",
+            100.0 * config.discount_rate_per_year
         );
     }
     out += &notes(config, aggregates);

@@ -135,6 +135,8 @@ mod tests {
             priority: 0,
             team: String::new(),
             team_idx: 0,
+            checkpoint_gb: 0.0,
+            dataset_gb: 0.0,
             trace: None,
         }
     }

@@ -38,6 +38,18 @@ pub struct Config {
     /// appearance.
     pub teams: Vec<String>,
     pub idle_cost: IdleCost,
+    /// Cash flows of month `m` count `(1 + r)^(-m/12)` in the discounted view.
+    pub discount_rate_per_year: f64,
+    /// Site names of the pools, in order of first appearance.
+    pub sites: Vec<String>,
+}
+
+impl Config {
+    /// The discount factor of month `m`'s cash flows: `(1 + r)^(-m/12)`, m whole months from
+    /// `start` to the month's start.
+    pub fn discount_factor(&self, m: usize) -> f64 {
+        (1.0 + self.discount_rate_per_year).powf(-(m as f64) / 12.0)
+    }
 }
 
 /// How the cost of paid but idle capacity is shown per workload and team.
@@ -68,6 +80,9 @@ pub struct Workload {
     pub team: String,
     /// Index of `team` in `Config::teams`.
     pub team_idx: usize,
+    /// GB of one checkpoint and of the job's input data (0: not modelled).
+    pub checkpoint_gb: f64,
+    pub dataset_gb: f64,
     /// A trace workload's jobs (issue 12); its `arrivals`, `gpus` and `duration_h` then only
     /// describe the trace for estimates.
     pub trace: Option<std::sync::Arc<super::trace::TraceReplay>>,
@@ -269,6 +284,33 @@ pub struct Pool {
     pub gpus_per_node: u32,
     pub kind: PoolKind,
     pub placement: Placement,
+    /// Elastic pools: nodes can be requested from the start of month `available_from` until
+    /// the start of `available_until` (none: to the end).
+    pub available_from: u32,
+    pub available_until: Option<u32>,
+    pub storage: Storage,
+    pub carbon: Carbon,
+}
+
+/// Where a pool is and what data costs there.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Storage {
+    /// Index into `Config::sites` (none: data never moves to or from it).
+    pub site: Option<usize>,
+    pub storage_per_gb_month: f64,
+    pub keep_checkpoints_h: f64,
+    pub egress_per_gb: f64,
+    pub ingress_per_gb: f64,
+}
+
+/// What a pool's energy emits.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Carbon {
+    /// kg CO2 per kWh of the grid (0: not counted).
+    pub grid_kg_co2_per_kwh: f64,
+    /// Cloud pools: kW per paid GPU, and the data centre's PUE (an estimate).
+    pub power_kw_per_gpu: f64,
+    pub pue: f64,
 }
 
 /// How a gang takes GPUs of a pool's nodes.
@@ -324,6 +366,85 @@ impl Pool {
     }
 }
 
+/// A price over the horizon (per GPU-hour, or per kWh for energy): one per calendar month, or
+/// steps at any time from a price trace.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PriceCurve {
+    /// The price in each calendar month of the horizon (a constant, a yearly change
+    /// compounded monthly, or a schedule by month).
+    Monthly(Vec<f64>),
+    /// `(from_h, price)` steps, increasing times, the first at 0; the last price holds to the
+    /// horizon.
+    Steps(std::sync::Arc<Vec<(f64, f64)>>),
+}
+
+impl PriceCurve {
+    /// The price at `at_h`.
+    pub fn at(&self, calendar: &Calendar, at_h: f64) -> f64 {
+        match self {
+            PriceCurve::Monthly(prices) => prices[calendar.month_of(at_h)],
+            PriceCurve::Steps(steps) => {
+                let next = steps.partition_point(|(from_h, _)| *from_h <= at_h);
+                steps[next.saturating_sub(1)].1
+            }
+        }
+    }
+
+    /// The price in force at the start of month `m`.
+    pub fn at_month(&self, calendar: &Calendar, m: usize) -> f64 {
+        self.at(calendar, calendar.month_starts_h[m])
+    }
+
+    /// Calls `add(month, hours, price)` for each stretch of `[from_h, to_h)` at one price
+    /// within one month.
+    pub fn split(
+        &self,
+        calendar: &Calendar,
+        from_h: f64,
+        to_h: f64,
+        mut add: impl FnMut(usize, f64, f64),
+    ) {
+        match self {
+            PriceCurve::Monthly(prices) => {
+                calendar.split_by_month(from_h, to_h, |m, hours| add(m, hours, prices[m]));
+            }
+            PriceCurve::Steps(steps) => {
+                let mut at_h = from_h;
+                let mut next = steps.partition_point(|(s, _)| *s <= at_h);
+                while at_h < to_h {
+                    let price = steps[next.saturating_sub(1)].1;
+                    let step_end_h = steps.get(next).map_or(f64::INFINITY, |(s, _)| *s);
+                    let end_h = step_end_h.min(to_h);
+                    calendar.split_by_month(at_h, end_h, |m, hours| add(m, hours, price));
+                    at_h = end_h;
+                    next += 1;
+                }
+            }
+        }
+    }
+
+    /// The mean price over month `m`, weighted by time.
+    pub fn month_mean(&self, calendar: &Calendar, m: usize) -> f64 {
+        let (from_h, to_h) = (calendar.month_starts_h[m], calendar.month_starts_h[m + 1]);
+        let mut total = 0.0;
+        self.split(calendar, from_h, to_h, |_, hours, price| {
+            total += hours * price
+        });
+        total / (to_h - from_h)
+    }
+}
+
+/// How a reservation is paid: its total over the term is the same, the cash view differs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Upfront {
+    /// Month by month (the amortised and cash views agree).
+    None,
+    /// This share of the term's cost at its start, the rest month by month.
+    Partial(f64),
+    /// The whole term's cost at its start.
+    All,
+}
+
 /// Owned nodes.
 #[derive(Debug, Clone)]
 pub struct OnPrem {
@@ -337,8 +458,15 @@ pub struct OnPrem {
     pub idle_power_kw_per_node: f64,
     pub pue: f64,
     pub electricity_per_kwh: f64,
+    /// The electricity price over the horizon (from `electricity_per_kwh` and its change,
+    /// schedule or trace).
+    pub electricity: PriceCurve,
     pub opex_per_node_month: f64,
     pub failures: Option<Failures>,
+    /// The month the nodes are sold and leave (none: kept past the horizon).
+    pub sold_month: Option<u32>,
+    /// Share of the capital paid back at the sale.
+    pub resale_fraction: f64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -351,24 +479,32 @@ pub struct Failures {
 #[derive(Debug, Clone)]
 pub struct Reserved {
     pub nodes: u32,
-    /// On-demand list price, per GPU-hour.
+    /// On-demand list price, per GPU-hour (at the start).
     pub price_per_gpu_h: f64,
+    /// The list price over the horizon; the term's price is the one at its start month.
+    pub list_price: PriceCurve,
     pub discount: f64,
     pub term_months: u32,
     pub start_month: u32,
+    pub upfront: Upfront,
 }
 
 impl Reserved {
-    /// What one GPU-hour of the commitment costs.
-    pub fn effective_price_per_gpu_h(&self) -> f64 {
-        self.price_per_gpu_h * (1.0 - self.discount)
+    /// What one GPU-hour of the commitment costs: the list price of the month the term starts,
+    /// less the discount, for the whole term.
+    pub fn effective_price_per_gpu_h(&self, calendar: &Calendar) -> f64 {
+        let month = (self.start_month as usize).min(calendar.months() - 1);
+        self.list_price.at_month(calendar, month) * (1.0 - self.discount)
     }
 }
 
 /// Capacity requested on demand (on-demand and spot pools).
 #[derive(Debug, Clone)]
 pub struct Elastic {
+    /// The price per GPU-hour at the start.
     pub price_per_gpu_h: f64,
+    /// The price over the horizon (from `price_per_gpu_h` and its change, schedule or trace).
+    pub price: PriceCurve,
     pub max_nodes: Option<u32>,
     pub provisioning_h: f64,
     pub idle_timeout_h: f64,

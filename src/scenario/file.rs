@@ -74,6 +74,12 @@ pub struct ScenarioFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "unallocated"))]
     pub idle_cost: Option<IdleCostFile>,
+    /// Cost of money, a fraction per year (-0.5 to 1): the cash flows of month m (whole
+    /// months from `start`) also count discounted by (1 + r)^(-m/12), in `total_cost_npv`, the
+    /// discounted monthly series and its break-even month. Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -0.5, max = 1.0), extend("default" = 0))]
+    pub discount_rate_per_year: Option<f64>,
     /// Relative throughput per GPU type, e.g. `H100 = 1.0`, `A100 = 0.45`. Default: 1 for
     /// every type.
     #[serde(default)]
@@ -193,6 +199,16 @@ pub struct WorkloadFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "shapes::team")]
     pub team: Option<String>,
+    /// Size of one checkpoint, GB: stored while a checkpointing job lives, moved when it
+    /// changes site. Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0), extend("default" = 0))]
+    pub checkpoint_gb: Option<f64>,
+    /// Size of a job's input data, GB: moved to a site the job runs at for the first time.
+    /// Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0), extend("default" = 0))]
+    pub dataset_gb: Option<f64>,
     // Trace workloads (issue 12): the jobs of a file instead of rates and distributions.
     /// Job trace to replay instead of rates and distributions, relative to the scenario file.
     /// Default: none.
@@ -285,6 +301,40 @@ pub struct ServiceFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 168.0), extend("exclusiveMinimum" = 0, "default" = 0.25))]
     pub autoscale_every_h: Option<f64>,
+}
+
+/// One step of a price schedule: the price per GPU-hour from a month on.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PriceStepFile {
+    /// First month of the step, "YYYY-MM". Required.
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}$"))]
+    pub from: String,
+    /// Price per GPU-hour from that month on, in the scenario's currency. Required.
+    #[schemars(range(min = 0.0))]
+    pub price_per_gpu_h: f64,
+}
+
+/// One step of an electricity price schedule: the price per kWh from a month on.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnergyStepFile {
+    /// First month of the step, "YYYY-MM". Required.
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}$"))]
+    pub from: String,
+    /// Electricity price per kWh from that month on, in the scenario's currency. Required.
+    #[schemars(range(min = 0.0))]
+    pub electricity_per_kwh: f64,
+}
+
+/// How a reservation is paid: "none" (monthly), "partial" (`upfront_share` at the start, the
+/// rest monthly) or "all" (the whole term at its start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UpfrontFile {
+    None,
+    Partial,
+    All,
 }
 
 /// Checkpointing: after every `every_h` hours of useful work the job spends `write_h` writing
@@ -382,7 +432,8 @@ pub struct PoolFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
     pub idle_power_kw_per_node: Option<f64>,
-    /// Power usage effectiveness of the data centre, at least 1. Required for on_prem pools.
+    /// Power usage effectiveness of the data centre, at least 1 (at most 5 on cloud pools).
+    /// Required for on_prem pools; cloud pools: for CO2 only, default 1.2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1.0))]
     pub pue: Option<f64>,
@@ -403,6 +454,90 @@ pub struct PoolFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 1e15), extend("exclusiveMinimum" = 0))]
     pub price_per_gpu_h: Option<f64>,
+    // Prices and money over time (issue 14).
+    /// Yearly change of the price per GPU-hour, a fraction (-0.99 to 10), compounded monthly
+    /// from `start`: -0.3 is 30 % a year cheaper. One of `price_change_per_year`,
+    /// `price_schedule`, `price_trace`. Default: none (constant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -0.99, max = 10.0))]
+    pub price_change_per_year: Option<f64>,
+    /// Steps of the price per GPU-hour from a month on, in increasing months:
+    /// `[{ from = "2027-07", price_per_gpu_h = 2.9 }]`. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_schedule: Option<Vec<PriceStepFile>>,
+    /// Price trace: a CSV of `time, price_per_gpu_h`, relative to the scenario file, shifted to
+    /// begin at `start`. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_trace: Option<String>,
+    /// Yearly change of the electricity price, a fraction (-0.99 to 10), compounded monthly.
+    /// Default: none (constant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -0.99, max = 10.0))]
+    pub electricity_change_per_year: Option<f64>,
+    /// Steps of the electricity price from a month on, in increasing months:
+    /// `[{ from = "2028-01", electricity_per_kwh = 0.3 }]`. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub electricity_schedule: Option<Vec<EnergyStepFile>>,
+    /// Electricity price trace: a CSV of `time, electricity_per_kwh`, relative to the scenario
+    /// file. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub electricity_trace: Option<String>,
+    /// First month nodes can be requested, months from the start (0 = the start month).
+    /// Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = 0))]
+    pub available_from: Option<u32>,
+    /// Last month of availability, months from the start: on_demand and spot take no new
+    /// nodes from this month; on_prem nodes are sold at its start. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub available_until: Option<u32>,
+    /// Resale value: share of the capex paid back when the nodes are sold at
+    /// `available_until`, 0 to 1. Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1.0), extend("default" = 0))]
+    pub resale_fraction: Option<f64>,
+    /// How the reservation is paid: "none" (monthly), "partial" (`upfront_share` at the
+    /// start, the rest monthly) or "all" (the whole term at its start). Default: "none".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "none"))]
+    pub upfront: Option<UpfrontFile>,
+    /// Upfront share: the fraction of the term's cost paid at its start, 0 to 1, with
+    /// `upfront = "partial"` only. Required there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub upfront_share: Option<f64>,
+    /// Site of the pool: datasets and checkpoints move (and are paid for) between sites.
+    /// Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "shapes::name")]
+    pub site: Option<String>,
+    /// Checkpoint storage price per GB and calendar month, in the scenario's currency.
+    /// Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0), extend("default" = 0))]
+    pub storage_per_gb_month: Option<f64>,
+    /// Checkpoint retention, hours: checkpoints are stored this long after their job ends.
+    /// Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0), extend("default" = 0))]
+    pub keep_checkpoints_h: Option<f64>,
+    /// Egress price per GB of data leaving the pool's site (needs `site`). Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0), extend("default" = 0))]
+    pub egress_per_gb: Option<f64>,
+    /// Ingress price per GB of data entering the pool's site (needs `site`). Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0), extend("default" = 0))]
+    pub ingress_per_gb: Option<f64>,
+    /// Carbon intensity of the grid that powers the pool, kg CO2 per kWh (0 to 5). Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 5.0), extend("default" = 0))]
+    pub grid_kg_co2_per_kwh: Option<f64>,
+    /// Power per paid GPU of a cloud pool, its share of the node included, kW (0 to 100), for
+    /// CO2. Required with `grid_kg_co2_per_kwh`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 100.0))]
+    pub power_kw_per_gpu: Option<f64>,
     // reserved
     /// Reservation discount: fraction off the list price, 0 to 1. Required for reserved pools.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -156,6 +156,13 @@ pub fn load_text_with(
         &lines,
         &overridden,
     ));
+    issues.extend(trace::prices::attach(
+        &mut checked,
+        &file,
+        origin,
+        &lines,
+        &overridden,
+    ));
     if !issues.is_empty() {
         return Err(invalid(issues));
     }

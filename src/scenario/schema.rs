@@ -128,6 +128,15 @@ pub fn unit_of(path: &str, currency: &str) -> Option<String> {
         "opex_per_node_month" => format!("{currency} per node and month"),
         "electricity_per_kwh" => format!("{currency} per kWh"),
         "power_kw_per_node" | "idle_power_kw_per_node" => "kW per node".into(),
+        "power_kw_per_gpu" => "kW per GPU".into(),
+        "storage_per_gb_month" => format!("{currency} per GB and month"),
+        "egress_per_gb" | "ingress_per_gb" => format!("{currency} per GB"),
+        "grid_kg_co2_per_kwh" => "kg CO2 per kWh".into(),
+        "checkpoint_gb" | "dataset_gb" => "GB".into(),
+        "price_change_per_year" | "electricity_change_per_year" | "discount_rate_per_year" => {
+            "fraction per year".into()
+        }
+        "available_from" | "available_until" => "month from start".into(),
         "arrivals_per_day" => "jobs per day".into(),
         "growth_per_month" => "fraction per month".into(),
         "waves_per_month" | "episodes_per_month" => "per month".into(),
@@ -136,9 +145,8 @@ pub fn unit_of(path: &str, currency: &str) -> Option<String> {
         "gpus" | "min_gpus" | "gpus_per_replica" => "GPUs".into(),
         "spot_fallback_after" => "preemptions".into(),
         "purchase_month" | "start_month" => "month from start".into(),
-        "discount" | "residual_fraction" | "shortfall" | "wave_fraction" | "headroom" => {
-            "fraction".into()
-        }
+        "discount" | "residual_fraction" | "shortfall" | "wave_fraction" | "headroom"
+        | "resale_fraction" | "upfront_share" => "fraction".into(),
         f if f.ends_with("_h") => "hours".into(),
         f if f.ends_with("_months") => "months".into(),
         f if f.ends_with("_days") => "days".into(),
@@ -428,8 +436,59 @@ pub fn pool_types(schema: &mut Schema) {
             })
         })
         .collect();
+    let mut rules = rules;
+    rules.extend(money_rules());
     schema.insert("allOf".into(), Json::Array(rules));
     push_required(schema, &["gpu", "gpus_per_node"]);
+}
+
+/// The rules of issue 14's pool fields that tie one field to another, as the checks apply
+/// them: one way for a price to change, transfer prices need a site, a resale needs the sale
+/// month, an upfront share goes with `upfront = "partial"` (which needs it), and a cloud
+/// pool's CO2 needs its power per GPU.
+fn money_rules() -> Vec<Json> {
+    let one_way = |[change, schedule, trace]: [&str; 3]| {
+        json!({ "not": { "anyOf": [
+            { "required": [change, schedule] },
+            { "required": [change, trace] },
+            { "required": [schedule, trace] }
+        ] } })
+    };
+    let needs_site = |price: &str| {
+        json!({
+            "if": { "properties": { price: { "exclusiveMinimum": 0 } }, "required": [price] },
+            "then": { "required": ["site"] }
+        })
+    };
+    vec![
+        one_way(["price_change_per_year", "price_schedule", "price_trace"]),
+        one_way([
+            "electricity_change_per_year",
+            "electricity_schedule",
+            "electricity_trace",
+        ]),
+        needs_site("egress_per_gb"),
+        needs_site("ingress_per_gb"),
+        json!({ "dependencies": { "resale_fraction": ["available_until"] } }),
+        json!({
+            "if": { "required": ["upfront_share"] },
+            "then": { "required": ["upfront"], "properties": { "upfront": { "const": "partial" } } }
+        }),
+        json!({
+            "if": { "properties": { "upfront": { "const": "partial" } }, "required": ["upfront"] },
+            "then": { "required": ["upfront_share"] }
+        }),
+        json!({
+            "if": {
+                "properties": {
+                    "type": { "not": { "const": "on_prem" } },
+                    "grid_kg_co2_per_kwh": { "exclusiveMinimum": 0 }
+                },
+                "required": ["grid_kg_co2_per_kwh"]
+            },
+            "then": { "required": ["power_kw_per_gpu"] }
+        }),
+    ]
 }
 
 /// `availability`: a window or episodes, not both; episodes need their mean length.

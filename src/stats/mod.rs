@@ -4,6 +4,7 @@
 //! Everything here is sequential and works on rows in a fixed order (strategy, then
 //! replication), so the same rows give the same bytes on any number of threads.
 
+mod money;
 mod services;
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -161,6 +162,10 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
             let mut row = u.row.clone();
             if s != baseline {
                 row.break_even_months = break_even_months(&cash(u), &cash(unit(baseline, r)));
+                row.break_even_months_npv = break_even_months(
+                    &money::discounted(config, &cash(u)),
+                    &money::discounted(config, &cash(unit(baseline, r))),
+                );
             }
             rows.push(row);
         }
@@ -252,6 +257,15 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
                 cost_reserved: mean(&|t| t.cost_reserved),
                 cost_on_demand: mean(&|t| t.cost_on_demand),
                 cost_spot: mean(&|t| t.cost_spot),
+                cost_reserved_cash: mean(&|t| t.cost_reserved_cash),
+                cost_storage: mean(&|t| t.cost_storage),
+                cost_network: mean(&|t| t.cost_network),
+                co2_tonnes: mean(&|t| t.co2_kg) / 1000.0,
+                // Filled below (`money::fill_npv`).
+                cost_cash_npv: f64::NAN,
+                cumulative_cost_cash_npv: f64::NAN,
+                cumulative_cost_cash_npv_ci95_low: f64::NAN,
+                cumulative_cost_cash_npv_ci95_high: f64::NAN,
             });
         }
     }
@@ -264,6 +278,7 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
             (!months_to.is_nan()).then(|| config.calendar.month_label(months_to as usize - 1))
         })
         .collect();
+    let break_even_month_npv = money::fill_npv(config, units, &mut monthly);
     let pools_monthly = pools_monthly(config, units);
     let workload_names: Vec<&str> = config.workloads.iter().map(|w| w.name.as_str()).collect();
     let team_names: Vec<&str> = config.teams.iter().map(String::as_str).collect();
@@ -278,6 +293,7 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
         services_monthly: services::service_periods(config, units, false),
         services_hourly: services::service_periods(config, units, true),
         break_even_month,
+        break_even_month_npv,
     }
 }
 

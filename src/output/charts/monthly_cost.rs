@@ -1,5 +1,5 @@
 //! Monthly cost per strategy, stacked by category (capital, energy, operations, reserved,
-//! on-demand, spot): one panel per strategy, on a shared scale.
+//! on-demand, spot, storage, network): one panel per strategy, on a shared scale.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -12,13 +12,16 @@ use crate::records::MonthlyRow;
 type Category = (&'static str, fn(&MonthlyRow) -> f64);
 
 /// Stacked bottom to top in this order; colours by position in [`CATEGORY_COLORS`].
-const CATEGORIES: [Category; 6] = [
+const CATEGORIES: [Category; 8] = [
     ("capital (amortised)", |r| r.cost_capital),
     ("energy", |r| r.cost_energy),
     ("operations", |r| r.cost_operations),
     ("reserved", |r| r.cost_reserved),
     ("on-demand", |r| r.cost_on_demand),
     ("spot", |r| r.cost_spot),
+    // Unknown (NaN) in folders written before these existed: nothing to stack.
+    ("storage", |r| r.cost_storage.max(0.0)),
+    ("network", |r| r.cost_network.max(0.0)),
 ];
 
 /// Draws the chart on `area`, below its heading.

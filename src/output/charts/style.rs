@@ -95,13 +95,15 @@ pub fn pool_color(pool_idx: usize) -> RGBColor {
 
 /// Paul Tol's "muted" set, for cost categories in the order capital, energy, operations,
 /// reserved, on-demand, spot.
-pub const CATEGORY_COLORS: [RGBColor; 6] = [
+pub const CATEGORY_COLORS: [RGBColor; 8] = [
     RGBColor(0x33, 0x22, 0x88), // indigo
     RGBColor(0xDD, 0xCC, 0x77), // sand
     RGBColor(0x44, 0xAA, 0x99), // teal
     RGBColor(0x88, 0x22, 0x55), // wine
     RGBColor(0xCC, 0x66, 0x77), // rose
     RGBColor(0x88, 0xCC, 0xEE), // cyan
+    RGBColor(0x11, 0x77, 0x33), // green
+    RGBColor(0xAA, 0x44, 0x99), // purple
 ];
 
 /// A text style in the bundled font.

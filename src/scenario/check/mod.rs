@@ -9,6 +9,7 @@
 
 mod distributions;
 mod estimates;
+mod money;
 mod pools;
 
 pub(crate) use pools::typed_fields;
@@ -260,13 +261,17 @@ pub fn check(
     let header = check_header(&mut c, file, &mut resolved, default_name);
     let gpus = gpu_types(&mut c, file);
     require_sections(&mut c, file);
+    let mut sites = Vec::new();
     let (pools, pool_names) = pools::check_pools(
         &mut c,
         &file.pool,
         &mut resolved.pool,
         &gpus.names,
-        header.horizon_months,
+        &header.calendar,
+        &mut sites,
     );
+    let discount_rate_per_year = money::discount_rate(&mut c, file);
+    resolved.discount_rate_per_year = Some(discount_rate_per_year);
     let workloads = workloads::check_workloads(
         &mut c,
         &file.workload,
@@ -366,6 +371,8 @@ pub fn check(
         jobs_per_unit_estimate: jobs_per_replication,
         teams,
         idle_cost,
+        discount_rate_per_year,
+        sites,
     };
     Ok(Checked {
         config,

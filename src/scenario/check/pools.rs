@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use super::money::{self, ENERGY_PRICE, GPU_PRICE, PriceFields};
 use super::{Checker, DEFAULT_RETRY_H, GPUS_PER_NODE_MAX, HORIZON_MONTHS_MAX, NODES_MAX};
-use crate::calendar::WeeklyWindows;
+use crate::calendar::{Calendar, WeeklyWindows};
 use crate::scenario::config::*;
 use crate::scenario::file::*;
 
@@ -15,7 +16,8 @@ pub(super) fn check_pools(
     files: &[PoolFile],
     resolved: &mut [PoolFile],
     gpu_types: &[String],
-    horizon_months: u32,
+    calendar: &Calendar,
+    sites: &mut Vec<String>,
 ) -> (Vec<Pool>, BTreeMap<String, usize>) {
     let mut pools = Vec::new();
     let mut pool_names = BTreeMap::new();
@@ -23,11 +25,21 @@ pub(super) fn check_pools(
         let at = format!("pool.{}", pool.name);
         let is_new = pool_names.insert(pool.name.clone(), i).is_none();
         c.table_name("pool", i, &pool.name, is_new);
-        if let Some(p) = check_pool(c, pool, resolved_pool, &at, gpu_types, horizon_months) {
+        let context = PoolContext {
+            gpu_types,
+            calendar,
+        };
+        if let Some(p) = check_pool(c, pool, resolved_pool, &at, &context, sites) {
             pools.push(p);
         }
     }
     (pools, pool_names)
+}
+
+/// What the pool checks need to know about the rest of the scenario.
+struct PoolContext<'a> {
+    gpu_types: &'a [String],
+    calendar: &'a Calendar,
 }
 
 /// Pool types a field applies to, and how a message names them.
@@ -57,6 +69,10 @@ const ELASTIC: Types = Types {
     types: &[PoolType::OnDemand, PoolType::Spot],
     named: "on_demand and spot pools",
 };
+const NOT_RESERVED: Types = Types {
+    types: &[PoolType::OnPrem, PoolType::OnDemand, PoolType::Spot],
+    named: "on_demand and spot pools (from then, no new nodes) and on_prem pools (the month the nodes are sold); a reservation ends with its term",
+};
 const SPOT: Types = Types {
     types: &[PoolType::Spot],
     named: "spot pools",
@@ -68,14 +84,25 @@ type TypedField = (&'static str, fn(&PoolFile) -> bool, Types);
 /// Every field that some pool type does not take, in the order problems are reported. A
 /// field missing here applies to every type.
 #[rustfmt::skip] // One field a line reads as a table.
-const TYPED_FIELDS: [TypedField; 22] = [
+const TYPED_FIELDS: [TypedField; 33] = [
     ("purchase_month", |p| p.purchase_month.is_some(), ON_PREM),
+    ("electricity_change_per_year", |p| p.electricity_change_per_year.is_some(), ON_PREM),
+    ("electricity_schedule", |p| p.electricity_schedule.is_some(), ON_PREM),
+    ("electricity_trace", |p| p.electricity_trace.is_some(), ON_PREM),
+    ("resale_fraction", |p| p.resale_fraction.is_some(), ON_PREM),
+    ("price_change_per_year", |p| p.price_change_per_year.is_some(), CLOUD),
+    ("price_schedule", |p| p.price_schedule.is_some(), CLOUD),
+    ("price_trace", |p| p.price_trace.is_some(), CLOUD),
+    ("power_kw_per_gpu", |p| p.power_kw_per_gpu.is_some(), CLOUD),
+    ("upfront", |p| p.upfront.is_some(), RESERVED),
+    ("upfront_share", |p| p.upfront_share.is_some(), RESERVED),
+    ("available_from", |p| p.available_from.is_some(), ELASTIC),
+    ("available_until", |p| p.available_until.is_some(), NOT_RESERVED),
     ("capex_per_node", |p| p.capex_per_node.is_some(), ON_PREM),
     ("amortization_months", |p| p.amortization_months.is_some(), ON_PREM),
     ("residual_fraction", |p| p.residual_fraction.is_some(), ON_PREM),
     ("power_kw_per_node", |p| p.power_kw_per_node.is_some(), ON_PREM),
     ("idle_power_kw_per_node", |p| p.idle_power_kw_per_node.is_some(), ON_PREM),
-    ("pue", |p| p.pue.is_some(), ON_PREM),
     ("electricity_per_kwh", |p| p.electricity_per_kwh.is_some(), ON_PREM),
     ("opex_per_node_month", |p| p.opex_per_node_month.is_some(), ON_PREM),
     ("failures", |p| p.failures.is_some(), ON_PREM),
@@ -123,9 +150,11 @@ fn check_pool(
     pool: &PoolFile,
     resolved: &mut PoolFile,
     at: &str,
-    gpu_types: &[String],
-    horizon_months: u32,
+    context: &PoolContext<'_>,
+    sites: &mut Vec<String>,
 ) -> Option<Pool> {
+    let (gpu_types, calendar) = (context.gpu_types, context.calendar);
+    let horizon_months = calendar.months() as u32;
     let pool_type = pool.pool_type;
     let gpu = c.required(
         pool.gpu.as_deref(),
@@ -162,10 +191,23 @@ fn check_pool(
         }
         nodes
     };
+    let (available_from, available_until) = if elastic {
+        money::window(c, pool, at, horizon_months)
+    } else {
+        (0, None)
+    };
+    let storage = money::storage(c, pool, at, sites);
+    let on_prem_pue = (pool_type == PoolType::OnPrem)
+        .then_some(pool.pue)
+        .flatten();
+    let carbon = money::carbon(c, pool, at, on_prem_pue);
+    if pool_type != PoolType::OnPrem {
+        resolved.pue = Some(carbon.pue);
+    }
     let kind = match pool_type {
-        PoolType::OnPrem => on_prem(c, pool, resolved, at, nodes, horizon_months)?,
-        PoolType::Reserved => reserved(c, pool, resolved, at, nodes, horizon_months)?,
-        PoolType::OnDemand | PoolType::Spot => elastic_kind(c, pool, resolved, at)?,
+        PoolType::OnPrem => on_prem(c, pool, resolved, at, nodes, calendar)?,
+        PoolType::Reserved => reserved(c, pool, resolved, at, nodes, calendar)?,
+        PoolType::OnDemand | PoolType::Spot => elastic_kind(c, pool, resolved, at, calendar)?,
     };
     let gpu_name = gpu?;
     let gpu = gpu_types.iter().position(|g| g == gpu_name)?;
@@ -176,6 +218,10 @@ fn check_pool(
         gpus_per_node: gpus_per_node?,
         kind,
         placement: placement(pool.placement),
+        available_from,
+        available_until,
+        storage,
+        carbon,
     })
 }
 
@@ -194,8 +240,9 @@ fn on_prem(
     resolved: &mut PoolFile,
     at: &str,
     nodes: u32,
-    horizon_months: u32,
+    calendar: &Calendar,
 ) -> Option<PoolKind> {
+    let horizon_months = calendar.months() as u32;
     let f = |name: &str| format!("{at}.{name}");
     let need = |c: &mut Checker<'_>, v: Option<f64>, name: &str, hint: &str| {
         c.required(v, &f(name), hint)
@@ -278,6 +325,21 @@ fn on_prem(
             repair_h: c.positive(repair?, &f("failures.repair_h")),
         })
     });
+    let (sold_month, resale_fraction) = money::sale(c, pool, at, purchase_month);
+    let electricity_curve = electricity.map(|base| {
+        money::price_curve(
+            c,
+            &PriceFields {
+                base,
+                change_per_year: pool.electricity_change_per_year,
+                schedule: money::energy_schedule(pool),
+                trace: pool.electricity_trace.as_deref(),
+                names: ENERGY_PRICE,
+            },
+            at,
+            calendar,
+        )
+    });
     resolved.purchase_month = Some(purchase_month);
     resolved.residual_fraction = Some(residual);
     resolved.idle_power_kw_per_node = idle_power;
@@ -291,8 +353,11 @@ fn on_prem(
         idle_power_kw_per_node: idle_power?,
         pue: pue?,
         electricity_per_kwh: electricity?,
+        electricity: electricity_curve?,
         opex_per_node_month: opex?,
         failures,
+        sold_month,
+        resale_fraction,
     }))
 }
 
@@ -303,8 +368,9 @@ fn reserved(
     resolved: &mut PoolFile,
     at: &str,
     nodes: u32,
-    horizon_months: u32,
+    calendar: &Calendar,
 ) -> Option<PoolKind> {
+    let horizon_months = calendar.months() as u32;
     let f = |name: &str| format!("{at}.{name}");
     let price = c.required(
         pool.price_per_gpu_h,
@@ -332,13 +398,39 @@ fn reserved(
         ));
     }
     resolved.start_month = Some(start_month);
+    let list_price = price.map(|base| gpu_price_curve(c, pool, at, base, calendar));
+    let upfront = money::upfront(c, pool, at);
     Some(PoolKind::Reserved(Reserved {
         nodes,
         price_per_gpu_h: price?,
+        list_price: list_price?,
         discount: discount?,
         term_months: term?,
         start_month,
+        upfront,
     }))
+}
+
+/// The price per GPU-hour over the horizon of a cloud pool.
+fn gpu_price_curve(
+    c: &mut Checker<'_>,
+    pool: &PoolFile,
+    at: &str,
+    base: f64,
+    calendar: &Calendar,
+) -> PriceCurve {
+    money::price_curve(
+        c,
+        &PriceFields {
+            base,
+            change_per_year: pool.price_change_per_year,
+            schedule: money::gpu_schedule(pool),
+            trace: pool.price_trace.as_deref(),
+            names: GPU_PRICE,
+        },
+        at,
+        calendar,
+    )
 }
 
 /// On-demand and spot pools: price, node limits, billing, availability (and preemption).
@@ -347,6 +439,7 @@ fn elastic_kind(
     pool: &PoolFile,
     resolved: &mut PoolFile,
     at: &str,
+    calendar: &Calendar,
 ) -> Option<PoolKind> {
     let pool_type = pool.pool_type;
     let f = |name: &str| format!("{at}.{name}");
@@ -380,8 +473,10 @@ fn elastic_kind(
     if let (Some(a), Some(r)) = (resolved.availability.as_mut(), availability.as_ref()) {
         a.retry_h = Some(r.retry_h);
     }
+    let price_curve = price.map(|base| gpu_price_curve(c, pool, at, base, calendar));
     let elastic = Elastic {
         price_per_gpu_h: price?,
+        price: price_curve?,
         max_nodes,
         provisioning_h,
         idle_timeout_h,

@@ -145,6 +145,12 @@ fn check_workload(
         team,
         // Set once every workload is known (see `team_indices`).
         team_idx: 0,
+        checkpoint_gb: w
+            .checkpoint_gb
+            .map_or(0.0, |g| c.non_negative(g, &f("checkpoint_gb"))),
+        dataset_gb: w
+            .dataset_gb
+            .map_or(0.0, |g| c.non_negative(g, &f("dataset_gb"))),
         trace: None, // Set by `trace::replay::attach` (issue 12).
     })
 }

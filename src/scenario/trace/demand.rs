@@ -59,16 +59,34 @@ pub fn attach(
 
 /// Reads a demand curve.
 pub fn read(path: &Path) -> Result<DemandTrace, TraceError> {
+    let steps = read_steps(path, "gpus", "a number of GPUs", GPUS_MAX)?;
+    let period_h = match steps.len() {
+        1 => f64::INFINITY,
+        n => 2.0 * steps[n - 1].0 - steps[n - 2].0,
+    };
+    Ok(DemandTrace { steps, period_h })
+}
+
+/// Reads a step curve: a CSV of `time` and the column `column` (a value from 0 to `max`;
+/// `what` names it in messages), rows in increasing time, shifted so that the first row is at
+/// 0 h. Other columns are ignored.
+pub fn read_steps(
+    path: &Path,
+    column: &str,
+    what: &str,
+    max: f64,
+) -> Result<Vec<(f64, f64)>, TraceError> {
     let utc = TimeZoneSpec::Utc.time_zone();
     let mut table = Table::open(path, b',', true, Header::Required)?;
-    let (Some(time), Some(gpus)) = (table.find("time"), table.find("gpus")) else {
-        let mut missing = Vec::new();
-        for name in ["time", "gpus"] {
-            if table.find(name).is_none() {
-                missing.push(name);
-            }
-        }
-        return Err(table.missing(&missing, " (a demand curve has the columns time and gpus)"));
+    let (Some(time), Some(values)) = (table.find("time"), table.find(column)) else {
+        let missing: Vec<&str> = ["time", column]
+            .into_iter()
+            .filter(|name| table.find(name).is_none())
+            .collect();
+        return Err(table.missing(
+            &missing,
+            &format!(" (the file has the columns time and {column})"),
+        ));
     };
     let mut steps: Vec<(f64, f64)> = Vec::new();
     let mut absolute: Option<bool> = None;
@@ -93,17 +111,17 @@ pub fn read(path: &Path) -> Result<DemandTrace, TraceError> {
                 "must be later than the row before (rows in increasing time)",
             ));
         }
-        let value = row.required(gpus)?;
-        let demand = value
+        let text = row.required(values)?;
+        let value = text
             .parse::<f64>()
             .ok()
-            .filter(|g| g.is_finite() && (0.0..=GPUS_MAX).contains(g))
+            .filter(|v| v.is_finite() && (0.0..=max).contains(v))
             .ok_or_else(|| {
                 row.fail(
-                    gpus,
+                    values,
                     format!(
-                        "must be a number of GPUs from 0 to {GPUS_MAX:e}, got \"{}\"",
-                        shorten(value)
+                        "must be {what} from 0 to {max:e}, got \"{}\"",
+                        shorten(text)
                     ),
                 )
             })?;
@@ -113,22 +131,18 @@ pub fn read(path: &Path) -> Result<DemandTrace, TraceError> {
                 format!("has more than {ROWS_MAX} rows"),
             ));
         }
-        steps.push((at_h, demand));
+        steps.push((at_h, value));
     }
     let Some(&(first_h, _)) = steps.first() else {
         return Err(TraceError::file(
             path,
-            "has no rows: a demand curve needs at least one time and gpus",
+            format!("has no rows: it needs at least one time and {column}"),
         ));
     };
     for step in &mut steps {
         step.0 -= first_h;
     }
-    let period_h = match steps.len() {
-        1 => f64::INFINITY,
-        n => 2.0 * steps[n - 1].0 - steps[n - 2].0,
-    };
-    Ok(DemandTrace { steps, period_h })
+    Ok(steps)
 }
 
 #[cfg(test)]

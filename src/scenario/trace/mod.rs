@@ -26,6 +26,7 @@ pub mod fit;
 pub mod openb;
 pub mod pai;
 pub mod philly;
+pub mod prices;
 pub mod replay;
 pub mod slurm;
 pub mod table;
