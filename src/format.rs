@@ -58,12 +58,15 @@ pub fn money(amount: f64, currency: &str) -> String {
     format!("{sign}{digits}{scale} {currency}")
 }
 
-/// A difference of money with its 95 % confidence interval, the bounds on the mean's scale:
-/// "−4.91 M EUR (95 % CI −4.93 to −4.88 M)".
+/// A difference of money with its 95 % confidence interval, all three on one scale (that of
+/// the largest) with as many decimals as it needs for three significant digits:
+/// "−4.91 M EUR (95 % CI −4.93 to −4.88 M)", "−7.7 k EUR (95 % CI −13.7 to −1.7 k)".
 pub fn money_difference(mean: f64, low: f64, high: f64, currency: &str) -> String {
-    let shown = money(mean, currency);
     if !(low.is_finite() && high.is_finite()) {
-        return shown;
+        return money(mean, currency);
+    }
+    if !mean.is_finite() {
+        return "-".to_string();
     }
     let magnitude = mean.abs().max(low.abs()).max(high.abs());
     let (divisor, scale) = if magnitude >= 999_500.0 {
@@ -73,21 +76,25 @@ pub fn money_difference(mean: f64, low: f64, high: f64, currency: &str) -> Strin
     } else {
         (1.0, "")
     };
-    // As many decimals as the mean shows with three significant digits.
-    let scaled = mean.abs() / divisor;
-    let decimals = if scale.is_empty() || scaled >= 100.0 {
+    let scaled = magnitude / divisor;
+    let decimals = if scale.is_empty() || scaled >= 99.95 {
         0
-    } else if scaled >= 10.0 {
+    } else if scaled >= 9.995 {
         1
     } else {
         2
     };
-    let bound = |x: f64| {
+    let amount = |x: f64| {
         let text = thousands(x.abs() / divisor, decimals);
         let minus = x < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0');
         format!("{}{text}", if minus { "\u{2212}" } else { "" })
     };
-    format!("{shown} (95 % CI {} to {}{scale})", bound(low), bound(high))
+    format!(
+        "{}{scale} {currency} (95 % CI {} to {}{scale})",
+        amount(mean),
+        amount(low),
+        amount(high)
+    )
 }
 
 /// `value` (at least 1) with `figures` significant digits, thousands separated, no trailing
@@ -131,6 +138,11 @@ mod tests {
         assert_eq!(
             money_difference(-955_946.0, -966_249.0, -945_644.0, "EUR"),
             "\u{2212}956 k EUR (95 % CI \u{2212}966 to \u{2212}946 k)"
+        );
+        // The mean on the scale of its interval.
+        assert_eq!(
+            money_difference(-7_679.0, -13_690.0, -1_660.0, "EUR"),
+            "\u{2212}7.7 k EUR (95 % CI \u{2212}13.7 to \u{2212}1.7 k)"
         );
         assert_eq!(
             money_difference(1_200.0, -300.0, 2_700.0, "EUR"),

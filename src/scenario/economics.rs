@@ -16,7 +16,8 @@
 //! - `reserved`: `u* = price_per_gpu_h x (1 - discount) / P`; without an on-demand pool of its
 //!   GPU type, `P` is the reservation's own list price, so `u* = 1 - discount`.
 //!
-//! Above 100 % the pool never pays off. Node failures, provisioning, billing increments and
+//! Above 100 % the pool never pays off. Prices that change over the horizon (issue 14) are
+//! taken at the start, and the result says so (`prices_change`). Node failures, provisioning, billing increments and
 //! idle timeouts of the on-demand alternative are left out: this is the line a planner draws
 //! on the back of an envelope, for the chart to compare the simulated utilisation with.
 
@@ -34,6 +35,23 @@ pub struct BreakEven {
     pub utilization: Option<f64>,
     /// What it is compared with: "aws-p5-on-demand at 7.5 per GPU-hour", or why nothing.
     pub against: String,
+    /// Some price of the comparison changes over the horizon (`price_change_per_year`,
+    /// `price_schedule`, `price_trace` or their electricity twins): the figure holds at the
+    /// start's prices only.
+    pub prices_change: bool,
+}
+
+/// Whether a pool's prices change over the horizon.
+fn changes(pool: &PoolFile) -> bool {
+    pool.price_change_per_year.is_some_and(|r| r != 0.0)
+        || pool.price_schedule.as_ref().is_some_and(|s| !s.is_empty())
+        || pool.price_trace.is_some()
+        || pool.electricity_change_per_year.is_some_and(|r| r != 0.0)
+        || pool
+            .electricity_schedule
+            .as_ref()
+            .is_some_and(|s| !s.is_empty())
+        || pool.electricity_trace.is_some()
 }
 
 /// The break-even utilisation of every `on_prem` and `reserved` pool of a resolved scenario
@@ -47,18 +65,20 @@ pub fn break_evens(file: &ScenarioFile) -> Vec<BreakEven> {
 }
 
 /// The cheapest on-demand pool of `gpu`: its name and price per GPU-hour.
-fn on_demand_price<'a>(file: &'a ScenarioFile, gpu: Option<&str>) -> Option<(&'a str, f64)> {
+fn on_demand_pool<'a>(file: &'a ScenarioFile, gpu: Option<&str>) -> Option<(&'a PoolFile, f64)> {
     file.pool
         .iter()
         .filter(|p| p.pool_type == PoolType::OnDemand && p.gpu.as_deref() == gpu)
-        .filter_map(|p| Some((p.name.as_str(), p.price_per_gpu_h?)))
+        .filter_map(|p| Some((p, p.price_per_gpu_h?)))
         .filter(|(_, price)| price.is_finite() && *price > 0.0)
         .min_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 fn break_even(file: &ScenarioFile, pool: &PoolFile) -> BreakEven {
     let gpu = pool.gpu.as_deref();
-    let on_demand = on_demand_price(file, gpu);
+    let alternative = on_demand_pool(file, gpu);
+    let prices_change = changes(pool) || alternative.is_some_and(|(p, _)| changes(p));
+    let on_demand = alternative.map(|(p, price)| (p.name.as_str(), price));
     let against = |name: &str, price: f64| format!("{name} at {price} per GPU-hour");
     let (utilization, against) = match pool.pool_type {
         PoolType::Reserved => {
@@ -89,6 +109,7 @@ fn break_even(file: &ScenarioFile, pool: &PoolFile) -> BreakEven {
         pool: pool.name.clone(),
         utilization: utilization.filter(|u| !u.is_nan() && *u >= 0.0),
         against,
+        prices_change,
     }
 }
 
@@ -139,6 +160,21 @@ mod tests {
         for reserved in &found[1..] {
             assert!((reserved.utilization.unwrap() - 0.65).abs() < 1e-12);
         }
+        assert!(found.iter().all(|b| !b.prices_change));
+    }
+
+    #[test]
+    fn a_falling_cloud_price_is_noted() {
+        let mut file = default_scenario();
+        for pool in &mut file.pool {
+            if pool.pool_type == PoolType::OnDemand {
+                pool.price_change_per_year = Some(-0.3);
+            }
+        }
+        let found = break_evens(&file);
+        assert!(found.iter().all(|b| b.prices_change));
+        // Still the start's prices: 26 % and 65 %.
+        assert!((found[0].utilization.unwrap() - 0.256_978).abs() < 1e-6);
     }
 
     #[test]

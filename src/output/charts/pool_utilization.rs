@@ -82,6 +82,14 @@ fn slots(results: &Results) -> Vec<Slot> {
     slots
 }
 
+/// Whether some break-even is worked out at prices that later change.
+fn break_evens_change(results: &Results) -> bool {
+    results
+        .break_evens()
+        .iter()
+        .any(|b| b.utilization.is_some() && b.prices_change)
+}
+
 /// What follows a pool's utilisation: where it breaks even.
 fn break_even_note(u: f64) -> String {
     if u > 1.0 {
@@ -109,8 +117,13 @@ pub fn draw<DB: DrawingBackend>(
     });
     let mut items = Vec::new();
     if any_break_even {
+        let prices = if break_evens_change(results) {
+            "at the prices of the start, which change later"
+        } else {
+            "at the scenario's prices"
+        };
         items.push(LegendItem::new(
-            "break-even: above it, the pool costs less than its busy GPU-hours on demand (the scenario's prices)",
+            format!("break-even: above it, cheaper than its busy GPU-hours on demand ({prices})"),
             Swatch::Dashed(style::INK),
         ));
     }

@@ -333,9 +333,22 @@ fn dot_label(results: &SweepResults, dot: &Dot, values: bool) -> String {
         }
     }
     if dot.count > 1 {
-        // Named, since another strategy's dot may sit inside it.
+        // Without the values of every dot, a dot of several points still says which values
+        // it stands for ("nodes = 4 ×10"); one the parameters do not change is named, since
+        // another strategy's dot may sit inside it.
         if parts.is_empty() {
-            parts.push(results.strategies[dot.strategy].clone());
+            let named: Vec<String> = results
+                .parameters
+                .iter()
+                .enumerate()
+                .filter(|(j, p)| p.levels.len() > 1 && results.relevant[dot.strategy][*j])
+                .map(|(_, p)| format!("{} = {}", p.name, p.levels[p.level_of[dot.point]].label()))
+                .collect();
+            if named.is_empty() {
+                parts.push(results.strategies[dot.strategy].clone());
+            } else {
+                parts.push(named.join(", "));
+            }
         }
         parts.push(format!("\u{d7}{}", dot.count));
     }
