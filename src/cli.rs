@@ -485,7 +485,9 @@ impl Run<'_> {
             charts: if skip_charts {
                 Vec::new()
             } else {
-                output::charts::file_names(!config.services.is_empty())
+                let mut names = output::charts::file_names(!config.services.is_empty());
+                names.push(output::report::FILE_NAME.to_string());
+                names
             },
             ..RunInfo::new(config, scenario, warnings)
         }
@@ -502,7 +504,7 @@ impl Run<'_> {
         } else {
             // Drawn from the files just written, exactly as `fleetsim plot` would, on the
             // run's threads.
-            workers
+            let charts = workers
             .pool
             .install(|| output::charts::draw_all_until(out, stop))
             .with_context(|| {
@@ -511,7 +513,18 @@ impl Run<'_> {
                     "{why}the CSV files and run.json are written but the charts are not; try `fleetsim plot {}`",
                     out.display()
                 )
-            })?
+            })?;
+            workers
+                .pool
+                .install(|| output::report::write(out, stop))
+                .with_context(|| {
+                    let why = signals.why();
+                    format!(
+                        "{why}the results and charts are written but report.html is not; try `fleetsim report {}`",
+                        out.display()
+                    )
+                })?;
+            charts
         };
         if !args.quiet {
             print!("{}", output::summary_table(config, &run_output.aggregates));
@@ -521,7 +534,10 @@ impl Run<'_> {
                 .collect();
             let charts = match charts.len() {
                 0 => String::new(),
-                n => format!(" and {n} chart files (PNG, SVG)"),
+                n => format!(
+                    ", {n} chart files (PNG, SVG) and {}",
+                    output::report::FILE_NAME
+                ),
             };
             eprintln!(
                 "wrote {}{charts} to {} ({:.1} s, {} events)",

@@ -36,6 +36,13 @@ pub struct RunMeta {
     /// The resolved scenario: the pools' prices, for their break-even utilisation.
     #[serde(default)]
     pub scenario: serde_json::Value,
+    /// For the report: how the run was made and what it warned of.
+    #[serde(default)]
+    pub command_line: Vec<String>,
+    #[serde(default)]
+    pub scenario_source: String,
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// Everything a result folder holds that the charts draw.
@@ -265,7 +272,7 @@ impl Results {
     }
 }
 
-fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ChartError> {
+pub(crate) fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ChartError> {
     let csv_error = |source| ChartError::Csv {
         path: path.to_path_buf(),
         source,
