@@ -12,6 +12,7 @@ mod golden;
 mod money;
 mod peer;
 mod properties;
+mod report;
 mod scheduling;
 mod services;
 mod slurm;
