@@ -309,6 +309,15 @@ pub struct PoolRow {
     pub node_failures: u64,
     /// GPU-hours of capacity under repair.
     pub gpu_hours_down: f64,
+    /// Share of the horizon in which the pool's capacity process (issue 16) allowed nodes;
+    /// 1 for pools whose capacity does not come and go (and in files written before it).
+    #[serde(default = "always")]
+    pub available_share: f64,
+}
+
+/// `available_share` of result folders written before issue 16.
+fn always() -> f64 {
+    1.0
 }
 
 /// One row of `monthly.csv`: one strategy in one calendar month, over replications.

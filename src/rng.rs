@@ -31,6 +31,9 @@ pub enum Purpose<'a> {
     Shortfalls(&'a str),
     /// Random availability episodes of an elastic pool.
     Episodes(&'a str),
+    /// A spot pool's capacity process (issue 16): its trace offset or Markov run lengths,
+    /// named by its zone when it has one (so pools of one zone move together).
+    Availability(&'a str),
     /// The trace days a bootstrap replay draws for a trace workload, one per simulated day.
     TraceDays(&'a str),
     /// Whether each job of a replayed trace is dropped or copied to follow its growth.
@@ -54,6 +57,7 @@ impl Purpose<'_> {
             Purpose::Failures(name) => ("failures", name),
             Purpose::Shortfalls(name) => ("shortfalls", name),
             Purpose::Episodes(name) => ("episodes", name),
+            Purpose::Availability(name) => ("availability", name),
             Purpose::TraceDays(name) => ("trace-days", name),
             Purpose::TraceGrowth(name) => ("trace-growth", name),
             Purpose::ServiceDemand(name) => ("service-demand", name),

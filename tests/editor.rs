@@ -149,9 +149,13 @@ const BAD_FILES: &[(&str, Rule)] = {
     use Rule::*;
     &[
         ("accepts_unknown_gpu", NotExpressible), // GPU types named elsewhere
+        ("availability_markov_always", Expressible), // exclusiveMaximum 1
+        ("availability_trace_and_markov", Expressible), // not both
+        ("availability_trace_bad_gap", NotExpressible), // the trace's contents
         ("checkpoint_every_word", Expressible),  // a number or "auto"
         ("date_in_another_format", Expressible), // YYYY-MM-DD
-        ("discount_above_one", Expressible),     // maximum 1
+        ("deadline_safety_without_policy", NotExpressible), // a strategy's two fields: not in the schema yet
+        ("discount_above_one", Expressible),                // maximum 1
         ("duplicate_key", NotToml),
         ("duplicate_pool_name", NotExpressible), // unique by a property
         ("duplicate_strategy_name", NotExpressible),
@@ -197,8 +201,9 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("service_replica_larger_than_a_node", NotExpressible),
         ("service_reserve_on_spot", NotExpressible),
         ("service_with_no_pool", NotExpressible),
-        ("start_out_of_range", Expressible), // years 1970-2200
-        ("strategy_unknown_pool", NotExpressible), // a name defined elsewhere
+        ("spot_policy_fallback_without_count", NotExpressible), // a strategy's two fields: not in the schema yet
+        ("start_out_of_range", Expressible),                    // years 1970-2200
+        ("strategy_unknown_pool", NotExpressible),              // a name defined elsewhere
         ("syntax_unclosed_header", NotToml),
         ("syntax_unquoted_value", NotToml),
         ("team_with_slash", Expressible),

@@ -424,6 +424,23 @@ const BAD_FILES: &[Bad] = &[
         "price_trace_bad_price",
         "price_negative.csv: line 3, column 2 (`price_per_gpu_h`): must be a price from 0 to 1e6",
     ),
+    bad(
+        "spot_policy_fallback_without_count",
+        "spot_policy = \"fallback_after\" needs the number of preemptions",
+    ),
+    bad(
+        "availability_trace_and_markov",
+        "cannot be given with availability_trace",
+    ),
+    bad(
+        "availability_markov_always",
+        "capacity that is always available needs no availability_markov",
+    ),
+    bad(
+        "deadline_safety_without_policy",
+        "applies to spot_policy = \"deadline_aware\" only",
+    ),
+    bad("availability_trace_bad_gap", "has metadata.gap_seconds = 0"),
 ];
 
 /// A command line (`{small}`: the small valid scenario, `{out}`: a fresh output folder), the

@@ -16,6 +16,7 @@ mod report;
 mod scheduling;
 mod services;
 mod slurm;
+mod spot;
 mod sweep;
 mod sweep_charts;
 mod theory;

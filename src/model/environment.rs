@@ -29,6 +29,9 @@ impl<'c> FleetSim<'c> {
         );
         self.bill_elastic(sp, requested_h, now_h, billed_h - lifetime_h);
         self.pools[sp].nodes.take_down(index, NodeState::Absent);
+        if self.pools[sp].cap_nodes != CapacityTrace::UNLIMITED {
+            self.capacity_room(sp, now_h);
+        }
     }
 
     /// Bills a node's life `[from_h, to_h)` at the pool's price of each moment, plus `extra_h`
@@ -59,9 +62,18 @@ impl<'c> FleetSim<'c> {
             counters.cost += gpu_h * price;
             counters.cost_cash += gpu_h * price;
         };
-        curve.split(calendar, from_h, to_h, &mut add);
+        let increment_h = state
+            .pool
+            .elastic()
+            .expect("elastic pool")
+            .billing_increment_s
+            / 3600.0;
+        curve.split_billed(calendar, from_h, to_h, increment_h, &mut add);
         if extra_h > 0.0 {
-            add(calendar.month_of(to_h), extra_h, curve.at(calendar, to_h));
+            // The rounding belongs to the last increment begun, at its starting price.
+            let last_start_h = from_h + ((to_h - from_h) / increment_h).floor() * increment_h;
+            let price = curve.at(calendar, last_start_h.min(to_h));
+            add(calendar.month_of(to_h), extra_h, price);
         }
     }
 

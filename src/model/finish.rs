@@ -190,7 +190,8 @@ impl<'c> FleetSim<'c> {
         let pools = self
             .pools
             .iter()
-            .map(|state| {
+            .enumerate()
+            .map(|(sp, state)| {
                 let c = &state.counters;
                 PoolRow {
                     strategy: strategy_name.clone(),
@@ -209,6 +210,7 @@ impl<'c> FleetSim<'c> {
                     nodes_preempted: c.nodes_preempted,
                     node_failures: c.node_failures,
                     gpu_hours_down: c.gpu_hours_down,
+                    available_share: self.hours_available(sp) / self.config.horizon_h,
                 }
             })
             .collect();

@@ -11,6 +11,7 @@
 
 pub mod accounts;
 mod backfill;
+mod capacity;
 use backfill::{HELD_PER_PASS_MAX, Held, Reserved};
 pub mod billing;
 mod data;
@@ -26,6 +27,7 @@ pub mod reservation;
 mod runs;
 mod scheduling;
 mod services;
+mod spot_policy;
 pub mod waits;
 pub mod workload;
 
@@ -43,7 +45,9 @@ use crate::records::{
 };
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::trace::replay::NO_SPEC;
-use crate::scenario::{Config, Constrained, Placement, Pool, PoolKind, Strategy};
+use crate::scenario::{
+    CapacityTrace, Config, Constrained, Placement, Pool, PoolKind, SpotPolicy, Strategy,
+};
 use accounts::Accounts;
 use billing::OwnedMonth;
 use nodes::{GangPlan, NodeSet, NodeState};
@@ -215,6 +219,16 @@ pub enum Event {
     Wave {
         pool: u16,
     },
+    /// A spot pool's capacity changes (its availability trace or Markov process).
+    CapacityStep {
+        pool: u16,
+    },
+    /// A deadline-aware job on on-demand completed a checkpoint after spot came back: it may
+    /// move to spot, unless its run changed since.
+    MoveToSpot {
+        job: u32,
+        run: u32,
+    },
     NodeFails {
         pool: u16,
         node: u32,
@@ -261,6 +275,8 @@ enum Cause {
     TermEnd,
     /// A service replica needed the GPUs (`service_preempts`).
     Service,
+    /// A deadline-aware job leaves on-demand for spot at a checkpoint.
+    Migration,
 }
 
 /// What trying a job on the strategy's pools came to.
@@ -309,6 +325,8 @@ struct PoolCounters {
     nodes_preempted: u64,
     node_failures: u64,
     gpu_hours_down: f64,
+    /// Hours with some capacity, up to the last change (see `capacity.rs`).
+    hours_available: f64,
 }
 
 struct PoolState<'c> {
@@ -349,6 +367,13 @@ struct PoolState<'c> {
     /// same `provisioning_h` for all, so in time order; such a node is never lost before it
     /// is ready): a reclaim wave with none ready need not look at the nodes at all.
     provisioning: std::collections::VecDeque<f64>,
+    /// Spot capacity that comes and goes: the process, the nodes allowed now
+    /// ([`CapacityTrace::UNLIMITED`]: as `max_nodes` allows) and since when.
+    capacity_clock: Option<capacity::CapacityClock>,
+    cap_nodes: u32,
+    cap_since_h: f64,
+    /// Some waiting job was refused by the capacity and waits for room.
+    capacity_refused: bool,
 }
 
 struct Job {
@@ -361,8 +386,9 @@ struct Job {
     gpus: u32,
     arrival_h: f64,
     queued_h: f64,
-    /// Work left, hours on the workload's reference GPU type.
+    /// Work left, and all of it, hours on the workload's reference GPU type.
     remaining_ref_h: f64,
+    work_ref_h: f64,
     first_start_h: f64,
     /// The current run waits for a node being provisioned: it begins at `run_start_h`, and is
     /// counted (started, first start and wait, burst) only then. Interrupted before that (one
@@ -393,6 +419,14 @@ struct Job {
     data_sites: u64,
     storage_pool: u16,
     storage_from_h: f64,
+    /// Spot policies (issue 16): the spot pool it stays with (`stay`, else `NO_POOL`), the
+    /// pools it tries first (`next_zone`, `next_region`), when on-demand opens and spot closes
+    /// to it (`deadline_aware`), and the run whose move to spot is planned.
+    pinned: u16,
+    prefer: u64,
+    od_from_h: f64,
+    spot_until_h: f64,
+    move_run: Option<u32>,
 }
 
 /// Figures of the strategy as a whole that no workload or team has.
@@ -484,7 +518,8 @@ impl<'c> FleetSim<'c> {
                 if let PoolKind::Spot(_, preemption) = &pool.kind {
                     lifetimes = named(Purpose::Preemptions(name));
                     if preemption.waves_per_month > 0.0 {
-                        waves = named(Purpose::Waves(name));
+                        // Pools of one zone share their waves' times.
+                        waves = named(Purpose::Waves(&pool.stream_name()));
                         victims = named(Purpose::WaveVictims(name));
                     }
                 }
@@ -538,6 +573,10 @@ impl<'c> FleetSim<'c> {
                     service_gpus: 0,
                     hold_short: false,
                     provisioning: std::collections::VecDeque::new(),
+                    capacity_clock: None,
+                    cap_nodes: CapacityTrace::UNLIMITED,
+                    cap_since_h: 0.0,
+                    capacity_refused: false,
                 }
             })
             .collect();
@@ -660,6 +699,7 @@ impl<'c> FleetSim<'c> {
                 let gap_h = self.wave_gap_h(sp, preemption.waves_per_month);
                 sim.schedule_at(gap_h, Event::Wave { pool: pool_id });
             }
+            self.start_capacity(sp, sim);
         }
         for w in 0..self.streams.len() {
             self.schedule_next_arrival(w, sim);
@@ -733,6 +773,8 @@ impl engine::Model for FleetSim<'_> {
                 }
             }
             Event::Wave { pool } => self.wave(pool as usize, sim),
+            Event::CapacityStep { pool } => self.capacity_step(pool as usize, sim),
+            Event::MoveToSpot { job, run } => self.move_to_spot(job, run, sim),
             // A node sold (or a reserved term's, ended) fails no more.
             Event::NodeFails { pool, .. } if self.pools[pool as usize].retired => {}
             Event::NodeFails { pool, node } => self.node_fails(pool as usize, node, sim),

@@ -22,8 +22,13 @@ pub struct ClassKey {
     pub burst_ok: bool,
     /// Spot pools are open to it (not past its spot fallback).
     pub spot_ok: bool,
-    /// Bit `sp` set: strategy pool `sp` refused the job and its retry timer still runs.
+    /// On-demand pools are open to it (`deadline_aware` may keep them closed a while).
+    pub od_ok: bool,
+    /// Bit `sp` set: strategy pool `sp` refused the job and its retry timer still runs (or
+    /// the job stays with another spot pool).
     pub blocked: u64,
+    /// Bit `sp` set: the job tries strategy pool `sp` before the others.
+    pub prefer: u64,
 }
 
 #[derive(Debug, Default)]
@@ -169,7 +174,9 @@ mod tests {
             gpus,
             burst_ok: true,
             spot_ok: true,
+            od_ok: true,
             blocked,
+            prefer: 0,
         }
     }
 

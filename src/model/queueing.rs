@@ -49,6 +49,7 @@ impl<'c> FleetSim<'c> {
                 arrival_h: 0.0,
                 queued_h: 0.0,
                 remaining_ref_h: 0.0,
+                work_ref_h: 0.0,
                 first_start_h: f64::NAN,
                 run_pending: false,
                 counted: false,
@@ -79,6 +80,11 @@ impl<'c> FleetSim<'c> {
                 data_sites: 0,
                 storage_pool: NO_POOL,
                 storage_from_h: f64::NAN,
+                pinned: NO_POOL,
+                prefer: 0,
+                od_from_h: f64::NEG_INFINITY,
+                spot_until_h: f64::INFINITY,
+                move_run: None,
             });
             let slot = self.jobs.len() as u32 - 1;
             // Node slots above hold service replicas (`services::REPLICA_BASE`).
@@ -94,6 +100,10 @@ impl<'c> FleetSim<'c> {
         job.gpus = gpus;
         job.arrival_h = now_h;
         job.remaining_ref_h = duration_h;
+        job.work_ref_h = duration_h;
+        job.pinned = NO_POOL;
+        job.prefer = 0;
+        job.move_run = None;
         job.first_start_h = f64::NAN;
         job.run_pending = false;
         job.counted = counted;
@@ -167,6 +177,7 @@ impl<'c> FleetSim<'c> {
 
     /// The job (re-)enters the queue now: its burst threshold counts from here.
     pub(super) fn start_waiting(&mut self, slot: u32, sim: &mut Sim<Event>) {
+        self.plan_deadline(slot, sim);
         let now_h = sim.now_h();
         let job = &mut self.jobs[slot as usize];
         job.queued_h = now_h;
@@ -194,13 +205,21 @@ impl<'c> FleetSim<'c> {
             .enumerate()
             .filter(|(_, from_h)| **from_h > now_h)
             .fold(0u64, |mask, (sp, _)| mask | (1 << sp));
+        // `stay`: every pool but the one it stays with.
+        let pinned = match job.pinned {
+            NO_POOL => 0,
+            sp => !(1u64 << sp) & (u64::MAX >> (64 - self.pools.len())),
+        };
         let workload = &self.config.workloads[job.workload as usize];
         self.queue.class_of(ClassKey {
             workload: job.workload,
             gpus: job.gpus,
             burst_ok: job.burst_due,
-            spot_ok: policies::spot_open(self.strategy, workload, job.preemptions),
-            blocked,
+            spot_ok: policies::spot_open(self.strategy, workload, job.preemptions)
+                && now_h < job.spot_until_h,
+            od_ok: now_h >= job.od_from_h,
+            blocked: blocked | pinned,
+            prefer: job.prefer,
         })
     }
 

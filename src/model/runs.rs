@@ -35,6 +35,7 @@ impl<'c> FleetSim<'c> {
         job.pool = sp as u16;
         job.run_start_h = start_h;
         job.run_pending = start_h > sim.now_h();
+        job.prefer = 0;
         let end_h = start_h + job.plan.total_h();
         let (run, job_id, pending) = (job.run, slot, job.run_pending);
         sim.schedule_at(end_h, Event::RunEnds { job: job_id, run });
@@ -226,11 +227,12 @@ impl<'c> FleetSim<'c> {
                     job.preemptions += 1;
                     self.accounts.count(workload, team, |c| c.preemptions += 1);
                     self.pools[sp].counters.preemptions += 1;
+                    self.after_spot_loss(slot, sp);
                 }
                 Cause::NodeFailure => {
                     self.totals.node_failures += 1;
                 }
-                Cause::TermEnd | Cause::Service => {}
+                Cause::TermEnd | Cause::Service | Cause::Migration => {}
             }
         }
         self.enqueue(slot, sim);

@@ -79,7 +79,12 @@ impl<'c> FleetSim<'c> {
     pub(super) fn try_place(&mut self, slot: u32, sim: &mut Sim<Event>) -> Tried {
         let now_h = sim.now_h();
         let mut tried = Tried::NoRoom;
-        for sp in 0..self.pools.len() {
+        let prefer = self.jobs[slot as usize].prefer;
+        // The pools the job prefers first (`next_zone`, `next_region`), then the others.
+        let order = (0..self.pools.len())
+            .filter(|sp| prefer & (1 << sp) != 0)
+            .chain((0..self.pools.len()).filter(|sp| prefer & (1 << sp) == 0));
+        for sp in order {
             let job = &self.jobs[slot as usize];
             if job.gpus >= self.no_capacity_gpus[sp] || !self.may_try(slot, sp, now_h) {
                 continue;
@@ -102,11 +107,16 @@ impl<'c> FleetSim<'c> {
     /// retry timer, spot fallback).
     pub(super) fn may_try(&self, slot: u32, sp: usize, now_h: f64) -> bool {
         let job = &self.jobs[slot as usize];
+        if job.pinned != NO_POOL && job.pinned as usize != sp {
+            return false;
+        }
         let candidate = Candidate {
             workload: &self.config.workloads[job.workload as usize],
             burst_due: job.burst_due,
             preemptions: job.preemptions,
             retry_from_h: job.retry_from_h[sp],
+            on_demand_open: now_h >= job.od_from_h,
+            spot_closed: now_h >= job.spot_until_h,
         };
         policies::may_try(self.strategy, candidate, self.pools[sp].facts, now_h)
     }
@@ -150,6 +160,10 @@ impl<'c> FleetSim<'c> {
             }
         }
         if !plan.new_nodes.is_empty() {
+            if self.capacity_refuses(sp, plan.new_nodes.len()) {
+                self.refused_by_capacity(slot, sp);
+                return OnPool::Refused;
+            }
             if !self.request_nodes(sp, plan.new_nodes.len() as u32, sim) {
                 self.refused(slot, sp, sim);
                 return OnPool::Refused;
@@ -205,6 +219,7 @@ impl<'c> FleetSim<'c> {
             .expect("requests go to elastic pools");
         let retry_h = elastic.availability.as_ref().map_or(0.0, |a| a.retry_h);
         let retry_from_h = sim.now_h() + retry_h;
+        self.after_spot_loss(slot, sp);
         let job = &mut self.jobs[slot as usize];
         job.retry_from_h[sp] = retry_from_h;
         self.class_timers

@@ -257,7 +257,12 @@ impl<'c> FleetSim<'c> {
             return Some(node);
         }
         if self.pools[sp].facts.elastic {
-            if self.may_add_nodes(sp, 1, 0) && self.request_nodes(sp, 1, sim) {
+            // Spot capacity that is gone refuses a replica as a full quota does (the
+            // autoscaler asks again at its next step).
+            if self.may_add_nodes(sp, 1, 0)
+                && !self.capacity_refuses(sp, 1)
+                && self.request_nodes(sp, 1, sim)
+            {
                 return Some(self.scratch_nodes[0]);
             }
             return None;

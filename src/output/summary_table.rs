@@ -130,6 +130,12 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
     if services {
         header.insert(header.len() - 1, "unserved".to_string());
     }
+    // Jobs late for their deadline, when some workload has one: the cheapest strategy may be
+    // the one that misses them.
+    let deadlines = config.workloads.iter().any(|w| w.deadline_h.is_some());
+    if deadlines {
+        header.insert(header.len() - 1, "late".to_string());
+    }
     // With a cost of money: the discounted cash view and its break-even month.
     let discounted = config.discount_rate_per_year != 0.0;
     if discounted {
@@ -146,6 +152,10 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
             if services {
                 let share = unserved_share(&aggregates.services, name, None);
                 row.insert(row.len() - 1, percent_fine(share));
+            }
+            if deadlines {
+                let late = mean_of(&aggregates.summary, name, "deadline_misses");
+                row.insert(row.len() - 1, thousands(late, usize::from(late < 10.0)));
             }
             if discounted {
                 row.push(thousands(
@@ -189,6 +199,12 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
         let _ = writeln!(
             out,
             "unserved = share of the services' demand (GPU-hours) above what their replicas served."
+        );
+    }
+    if deadlines {
+        let _ = writeln!(
+            out,
+            "late = jobs per replication that finished after their workload's deadline_h, or were still unfinished past it."
         );
     }
     if discounted {

@@ -72,6 +72,11 @@ pub struct Candidate<'a> {
     pub preemptions: u32,
     /// The job may ask this pool again from this time (after a refused request), hours.
     pub retry_from_h: f64,
+    /// On-demand pools are open to it (`deadline_aware` may close them while the job is
+    /// ahead of its schedule).
+    pub on_demand_open: bool,
+    /// Spot pools are closed to it (`deadline_aware`: its slack could not absorb a loss).
+    pub spot_closed: bool,
 }
 
 /// The pool facts the decision needs.
@@ -95,7 +100,10 @@ pub fn may_try(strategy: &Strategy, job: Candidate<'_>, pool: PoolFacts, now_h: 
     if pool.elastic && !job.burst_due {
         return false;
     }
-    if pool.spot && !spot_open(strategy, job.workload, job.preemptions) {
+    if pool.spot && (job.spot_closed || !spot_open(strategy, job.workload, job.preemptions)) {
+        return false;
+    }
+    if pool.elastic && !pool.spot && !job.on_demand_open {
         return false;
     }
     true
@@ -149,6 +157,8 @@ mod tests {
             queue: Queue::Fifo,
             priority_aging_h: None,
             spot_fallback_after: Some(2),
+            spot_policy: crate::scenario::SpotPolicy::FallbackAfter,
+            deadline_safety_h: 0.0,
             mixed_precision: false,
             deadline_jobs_off_spot: true,
             checkpointing: true,
@@ -178,6 +188,8 @@ mod tests {
             burst_due: false,
             preemptions: 0,
             retry_from_h: 0.0,
+            on_demand_open: true,
+            spot_closed: false,
         };
         assert!(may_try(&strategy(), job, OWNED, 10.0));
         assert!(!may_try(&strategy(), job, SPOT, 11.9));
@@ -206,6 +218,8 @@ mod tests {
             burst_due: true,
             preemptions: 2,
             retry_from_h: 0.0,
+            on_demand_open: true,
+            spot_closed: false,
         };
         assert!(!may_try(&strategy(), job, SPOT, 5.0));
         assert!(may_try(
@@ -243,6 +257,8 @@ mod tests {
             burst_due: true,
             preemptions: 0,
             retry_from_h: 3.0,
+            on_demand_open: true,
+            spot_closed: false,
         };
         assert!(!may_try(&strategy(), job, OWNED, 2.9));
         assert!(may_try(&strategy(), job, OWNED, 3.0));

@@ -290,6 +290,30 @@ pub struct Pool {
     pub available_until: Option<u32>,
     pub storage: Storage,
     pub carbon: Carbon,
+    /// Availability zone and region (issue 16); none: the pool is its own.
+    pub zone: Option<String>,
+    pub region: Option<String>,
+}
+
+impl Pool {
+    /// The name whose random streams this pool's availability and waves draw from: its
+    /// zone's, so pools of one zone are correlated.
+    pub fn stream_name(&self) -> String {
+        match &self.zone {
+            Some(zone) => format!("zone:{zone}"),
+            None => self.name.clone(),
+        }
+    }
+
+    /// The zone for `next_zone` (a pool without one is its own zone).
+    pub fn zone_key(&self) -> &str {
+        self.zone.as_deref().unwrap_or(&self.name)
+    }
+
+    /// The region for `next_region` (a pool without one is its own region).
+    pub fn region_key(&self) -> &str {
+        self.region.as_deref().unwrap_or(&self.name)
+    }
 }
 
 /// Where a pool is and what data costs there.
@@ -356,9 +380,14 @@ impl Pool {
     pub fn node_mtbf_h(&self, month_mean_h: f64) -> f64 {
         match &self.kind {
             PoolKind::OnPrem(on_prem) => on_prem.failures.map_or(f64::INFINITY, |f| f.mtbf_h),
-            PoolKind::Spot(_, preemption) => {
+            PoolKind::Spot(elastic, preemption) => {
+                let capacity_loss_per_h = elastic
+                    .capacity
+                    .as_ref()
+                    .map_or(0.0, |c| 1.0 / c.mean_available_h());
                 let rate_per_h = 1.0 / preemption.mean_h
-                    + preemption.waves_per_month * preemption.wave_fraction / month_mean_h;
+                    + preemption.waves_per_month * preemption.wave_fraction / month_mean_h
+                    + capacity_loss_per_h;
                 1.0 / rate_per_h
             }
             PoolKind::Reserved(_) | PoolKind::OnDemand(_) => f64::INFINITY,
@@ -419,6 +448,49 @@ impl PriceCurve {
                     at_h = end_h;
                     next += 1;
                 }
+            }
+        }
+    }
+
+    /// Like [`PriceCurve::split`] for a node billed in increments of `increment_h` from
+    /// `from_h`: each increment costs the price at its start (a price change inside one takes
+    /// effect at the next), as a provider bills a changing spot price.
+    pub fn split_billed(
+        &self,
+        calendar: &Calendar,
+        from_h: f64,
+        to_h: f64,
+        increment_h: f64,
+        mut add: impl FnMut(usize, f64, f64),
+    ) {
+        let snap = |t_h: f64| from_h + ((t_h - from_h) / increment_h).ceil() * increment_h;
+        let mut at_h = from_h;
+        while at_h < to_h {
+            let price = self.at(calendar, at_h);
+            let mut end_h = snap(self.next_change_after(calendar, at_h)).min(to_h);
+            if end_h <= at_h {
+                // Rounding put the snapped change at or before `at_h`: one increment on.
+                end_h = (at_h + increment_h).min(to_h);
+            }
+            calendar.split_by_month(at_h, end_h, |m, hours| add(m, hours, price));
+            at_h = end_h;
+        }
+    }
+
+    /// The first time after `at_h` at which the price may change (infinite if never).
+    fn next_change_after(&self, calendar: &Calendar, at_h: f64) -> f64 {
+        match self {
+            PriceCurve::Monthly(_) => {
+                let m = calendar.month_of(at_h);
+                calendar
+                    .month_starts_h
+                    .get(m + 1)
+                    .copied()
+                    .unwrap_or(f64::INFINITY)
+            }
+            PriceCurve::Steps(steps) => {
+                let next = steps.partition_point(|(from_h, _)| *from_h <= at_h);
+                steps.get(next).map_or(f64::INFINITY, |(s, _)| *s)
             }
         }
     }
@@ -511,6 +583,73 @@ pub struct Elastic {
     pub billing_increment_s: f64,
     pub billing_minimum_s: f64,
     pub availability: Option<Availability>,
+    /// Spot capacity that comes and goes (issue 16): how many nodes can be had over time.
+    pub capacity: Option<Capacity>,
+}
+
+/// How many nodes a spot pool can have over time.
+#[derive(Debug, Clone)]
+pub struct Capacity {
+    pub process: CapacityProcess,
+    /// Where in a trace the horizon starts, hours (none: a random offset per replication).
+    pub start_h: Option<f64>,
+}
+
+#[derive(Debug, Clone)]
+pub enum CapacityProcess {
+    /// A measured (or written) trace, repeated as often as the horizon needs.
+    Trace(std::sync::Arc<CapacityTrace>),
+    /// Available for exponential runs of mean `available_mean_h`, unavailable for
+    /// exponential runs of mean `unavailable_mean_h`.
+    Markov {
+        available_mean_h: f64,
+        unavailable_mean_h: f64,
+    },
+}
+
+impl Capacity {
+    /// Mean hours a node keeps its capacity: the mean available run (a loss preempts).
+    pub fn mean_available_h(&self) -> f64 {
+        match &self.process {
+            CapacityProcess::Trace(trace) => trace.mean_available_h(),
+            CapacityProcess::Markov {
+                available_mean_h, ..
+            } => *available_mean_h,
+        }
+    }
+}
+
+/// `(from_h, nodes)` steps from 0 to `length_h`; [`CapacityTrace::UNLIMITED`] is "as many as
+/// the pool allows" (an available tick of a 0/1 trace).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityTrace {
+    pub steps: Vec<(f64, u32)>,
+    pub length_h: f64,
+}
+
+impl CapacityTrace {
+    pub const UNLIMITED: u32 = u32::MAX;
+
+    /// Mean length of the runs with some capacity, hours (the whole trace if never lost).
+    pub fn mean_available_h(&self) -> f64 {
+        let mut available_h = 0.0;
+        let mut losses = 0u32;
+        for (i, &(from_h, nodes)) in self.steps.iter().enumerate() {
+            let to_h = self.steps.get(i + 1).map_or(self.length_h, |s| s.0);
+            if nodes > 0 {
+                available_h += to_h - from_h;
+            }
+            let next = self.steps.get(i + 1).unwrap_or(&self.steps[0]).1;
+            if next < nodes {
+                losses += 1;
+            }
+        }
+        if losses == 0 {
+            f64::INFINITY
+        } else {
+            available_h / f64::from(losses)
+        }
+    }
 }
 
 /// Spot preemptions: individual node lifetimes plus correlated reclaim waves.
@@ -544,6 +683,23 @@ pub enum Constrained {
     Always,
 }
 
+/// What a job does when a spot pool preempts or refuses it (issue 16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpotPolicy {
+    /// Waits for that spot pool to come back, and uses no other pool.
+    Stay,
+    /// Queues again and tries the strategy's pools in order.
+    Failover,
+    /// Tries spot pools of other zones first, then the strategy's pools in order.
+    NextZone,
+    /// Tries spot pools of other regions first, then the strategy's pools in order.
+    NextRegion,
+    /// As `failover`, and leaves spot after `spot_fallback_after` preemptions.
+    FallbackAfter,
+    /// Jobs with a deadline follow the uniform-progress rule of the "Can't Be Late" study.
+    DeadlineAware,
+}
+
 /// Queue disciplines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Queue {
@@ -572,6 +728,10 @@ pub struct Strategy {
     pub priority_aging_h: Option<f64>,
     /// After this many preemptions a job no longer uses spot pools.
     pub spot_fallback_after: Option<u32>,
+    /// What a job does when spot takes its node or refuses it.
+    pub spot_policy: SpotPolicy,
+    /// `deadline_aware`: extra slack kept before leaving spot, hours.
+    pub deadline_safety_h: f64,
     pub mixed_precision: bool,
     /// Jobs of workloads with a deadline never use spot pools.
     pub deadline_jobs_off_spot: bool,

@@ -577,6 +577,32 @@ pub struct PoolFile {
     // spot
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preemption: Option<PreemptionFile>,
+    // Spot as it really behaves (issue 16).
+    /// Availability zone (cloud pools): spot pools of one zone draw their availability and
+    /// reclaim waves from one random stream, so with the same parameters they go up and down
+    /// together. Default: the pool's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "shapes::name")]
+    pub zone: Option<String>,
+    /// Region (cloud pools), for `spot_policy = "next_region"`; data between regions moves
+    /// through the pools' sites. Default: the pool's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "shapes::name")]
+    pub region: Option<String>,
+    /// Availability trace (spot): how many nodes can be had over time, a CSV (`time, nodes` or
+    /// `time, available`) or the JSON of the public spot traces, relative to the scenario file.
+    /// Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability_trace: Option<String>,
+    /// Trace offset (spot), hours: where in the availability trace the horizon starts.
+    /// Default: a random offset per replication.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub availability_start_h: Option<f64>,
+    /// Synthetic spot availability (spot), a two-state Markov process; not with
+    /// `availability_trace`. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability_markov: Option<MarkovFile>,
     /// How gangs are placed on nodes. Default: "node_local".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "node_local"))]
@@ -617,7 +643,8 @@ pub struct FailuresFile {
 }
 
 /// Spot preemptions: each node is preempted after an exponential time from when it is ready,
-/// and reclaim waves take a share of the ready nodes at once. Required for spot pools.
+/// and reclaim waves take a share of the ready nodes at once. Default: none (spot nodes are
+/// then lost only as their capacity goes, `availability_trace` or `availability_markov`).
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(transform = shapes::waves_need_a_fraction)]
@@ -634,6 +661,20 @@ pub struct PreemptionFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub wave_fraction: Option<f64>,
+}
+
+/// Spot capacity that comes and goes: available for exponential runs of mean
+/// `available_mean_h`, a share `available_share` of the time in the long run.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MarkovFile {
+    /// Available share: the long-run fraction of the time spot capacity is there, above 0 and
+    /// below 1. Required.
+    #[schemars(extend("exclusiveMinimum" = 0, "exclusiveMaximum" = 1))]
+    pub available_share: Option<f64>,
+    /// Mean hours spot capacity stays available once it is. Required.
+    #[schemars(extend("exclusiveMinimum" = 0))]
+    pub available_mean_h: Option<f64>,
 }
 
 /// Availability shortfalls (on_demand and spot): while constrained, each node request fails
@@ -663,6 +704,25 @@ pub struct AvailabilityFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("exclusiveMinimum" = 0, "default" = 0.25))]
     pub retry_h: Option<f64>,
+}
+
+/// What a job does when a spot pool preempts it or refuses its request (docs/scenario.md,
+/// "Spot policies").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SpotPolicyFile {
+    /// Waits for that spot pool and uses no other pool from then on.
+    Stay,
+    /// Queues again and tries the strategy's pools in order.
+    Failover,
+    /// Tries the spot pools of other zones first, then the strategy's pools in order.
+    NextZone,
+    /// Tries the spot pools of other regions first, then the strategy's pools in order.
+    NextRegion,
+    /// As failover, and leaves spot for good after `spot_fallback_after` preemptions.
+    FallbackAfter,
+    /// Jobs with a deadline follow the uniform-progress rule; others as failover.
+    DeadlineAware,
 }
 
 /// Queue discipline.
@@ -711,6 +771,16 @@ pub struct StrategyFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
     pub spot_fallback_after: Option<u32>,
+    /// Spot policy: what a job does when spot preempts it or refuses its request. Default:
+    /// "failover".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "failover"))]
+    pub spot_policy: Option<SpotPolicyFile>,
+    /// Deadline safety, hours of extra slack a `deadline_aware` job keeps before leaving spot.
+    /// Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0), extend("default" = 0))]
+    pub deadline_safety_h: Option<f64>,
     /// Mixed precision: divide run times by the workloads' `mixed_precision_speedup`.
     /// Default: false.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -163,6 +163,13 @@ pub fn load_text_with(
         &lines,
         &overridden,
     ));
+    issues.extend(trace::availability::attach(
+        &mut checked,
+        &file,
+        origin,
+        &lines,
+        &overridden,
+    ));
     if !issues.is_empty() {
         return Err(invalid(issues));
     }

@@ -410,7 +410,7 @@ fn required_for(pool_type: PoolType) -> &'static [&'static str] {
         ],
         PoolType::Reserved => &["nodes", "price_per_gpu_h", "discount", "term_months"],
         PoolType::OnDemand => &["price_per_gpu_h"],
-        PoolType::Spot => &["price_per_gpu_h", "preemption"],
+        PoolType::Spot => &["price_per_gpu_h"],
     }
 }
 
@@ -467,6 +467,7 @@ fn money_rules() -> Vec<Json> {
             "electricity_schedule",
             "electricity_trace",
         ]),
+        json!({ "not": { "required": ["availability_trace", "availability_markov"] } }),
         needs_site("egress_per_gb"),
         needs_site("ingress_per_gb"),
         json!({ "dependencies": { "resale_fraction": ["available_until"] } }),

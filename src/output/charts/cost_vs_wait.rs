@@ -17,10 +17,14 @@ struct Point {
     cost: (f64, f64, f64),
     /// Mean share of the arrived jobs still queued or running at the horizon's end.
     unfinished: f64,
+    /// Mean share of the arrived jobs late for their deadline (finished late, or unfinished
+    /// past it).
+    late: f64,
 }
 
-/// Above this share of unfinished jobs a point's name says so (as the summary table does): the
-/// waits of jobs never started count up to the horizon, so its wait is only a lower bound.
+/// Above this share of unfinished (or late) jobs a point's name says so (as the summary table
+/// does): the waits of jobs never started count up to the horizon, so its wait is only a lower
+/// bound, and a cheap strategy that misses deadlines is not cheap.
 const UNFINISHED_NOTED: f64 = 0.01;
 
 const POINT_PX: i32 = 11;
@@ -54,17 +58,23 @@ pub fn draw<DB: DrawingBackend>(
         .filter_map(|(strategy_idx, s)| {
             let wait = triple(s, "wait_p95_h")?;
             let cost = triple(s, "total_cost")?;
-            let unfinished = match (triple(s, "jobs_unfinished"), triple(s, "jobs_arrived")) {
-                (Some((unfinished, _, _)), Some((arrived, _, _))) if arrived > 0.0 => {
-                    unfinished / arrived
-                }
-                _ => 0.0,
-            };
+            let share_of_arrived =
+                |metric: &str| match (triple(s, metric), triple(s, "jobs_arrived")) {
+                    (Some((count, _, _)), Some((arrived, _, _))) if arrived > 0.0 => {
+                        count / arrived
+                    }
+                    _ => 0.0,
+                };
+            let (unfinished, late) = (
+                share_of_arrived("jobs_unfinished"),
+                share_of_arrived("deadline_misses"),
+            );
             (wait.0.is_finite() && cost.0.is_finite()).then_some(Point {
                 strategy_idx,
                 wait,
                 cost,
                 unfinished,
+                late,
             })
         })
         .collect();
@@ -131,10 +141,17 @@ pub fn draw<DB: DrawingBackend>(
     order.sort_by_key(|p| chart.backend_coord(&(p.wait.0, p.cost.0)).1);
     for point in order {
         let mut name = results.strategies[point.strategy_idx].clone();
-        if point.unfinished > UNFINISHED_NOTED {
-            let percent = point.unfinished * 100.0;
-            let decimals = usize::from(percent < 10.0);
-            name = format!("{name} ({percent:.decimals$} % of jobs unfinished)");
+        let noted: Vec<String> = [(point.unfinished, "unfinished"), (point.late, "late")]
+            .into_iter()
+            .filter(|(share, _)| *share > UNFINISHED_NOTED)
+            .map(|(share, what)| {
+                let percent = share * 100.0;
+                let decimals = usize::from(percent < 10.0);
+                format!("{percent:.decimals$} % {what}")
+            })
+            .collect();
+        if !noted.is_empty() {
+            name = format!("{name} ({} of jobs)", noted.join(", "));
         }
         let (w, h) = root.estimate_text_size(&name, &label_style)?;
         let (w, h) = (w as i32, h as i32);

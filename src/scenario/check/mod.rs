@@ -14,6 +14,7 @@ mod pools;
 
 pub(crate) use pools::typed_fields;
 mod services;
+mod spot;
 mod strategies;
 mod warnings;
 mod workloads;

@@ -84,7 +84,7 @@ type TypedField = (&'static str, fn(&PoolFile) -> bool, Types);
 /// Every field that some pool type does not take, in the order problems are reported. A
 /// field missing here applies to every type.
 #[rustfmt::skip] // One field a line reads as a table.
-const TYPED_FIELDS: [TypedField; 33] = [
+const TYPED_FIELDS: [TypedField; 37] = [
     ("purchase_month", |p| p.purchase_month.is_some(), ON_PREM),
     ("electricity_change_per_year", |p| p.electricity_change_per_year.is_some(), ON_PREM),
     ("electricity_schedule", |p| p.electricity_schedule.is_some(), ON_PREM),
@@ -118,6 +118,10 @@ const TYPED_FIELDS: [TypedField; 33] = [
     ("billing_minimum_s", |p| p.billing_minimum_s.is_some(), ELASTIC),
     ("availability", |p| p.availability.is_some(), ELASTIC),
     ("preemption", |p| p.preemption.is_some(), SPOT),
+    ("zone", |p| p.zone.is_some(), CLOUD),
+    ("availability_trace", |p| p.availability_trace.is_some(), SPOT),
+    ("availability_start_h", |p| p.availability_start_h.is_some(), SPOT),
+    ("availability_markov", |p| p.availability_markov.is_some(), SPOT),
 ];
 
 /// Every field that some pool type does not take, with the types it applies to (for the
@@ -209,6 +213,7 @@ fn check_pool(
         PoolType::Reserved => reserved(c, pool, resolved, at, nodes, calendar)?,
         PoolType::OnDemand | PoolType::Spot => elastic_kind(c, pool, resolved, at, calendar)?,
     };
+    let (zone, region) = super::spot::location(c, pool, at);
     let gpu_name = gpu?;
     let gpu = gpu_types.iter().position(|g| g == gpu_name)?;
     resolved.placement = Some(pool.placement.unwrap_or(PlacementFile::NodeLocal));
@@ -222,6 +227,8 @@ fn check_pool(
         available_until,
         storage,
         carbon,
+        zone,
+        region,
     })
 }
 
@@ -483,9 +490,19 @@ fn elastic_kind(
         billing_increment_s,
         billing_minimum_s,
         availability,
+        capacity: super::spot::capacity(c, pool, at),
     };
     if pool_type == PoolType::Spot {
-        let preemption = preemption(c, pool, resolved, at)?;
+        let preemption = if pool.preemption.is_none() && elastic.capacity.is_some() {
+            // Capacity that comes and goes preempts on its own.
+            Preemption {
+                mean_h: f64::INFINITY,
+                waves_per_month: 0.0,
+                wave_fraction: 0.0,
+            }
+        } else {
+            preemption(c, pool, resolved, at)?
+        };
         Some(PoolKind::Spot(elastic, preemption))
     } else {
         Some(PoolKind::OnDemand(elastic))
@@ -503,7 +520,7 @@ fn preemption(
     let preemption = c.required(
         pool.preemption.as_ref(),
         &f("preemption"),
-        "preemption = { mean_h = 30 } (mean hours until a spot node is reclaimed)",
+        "preemption = { mean_h = 30 } (mean hours until a spot node is reclaimed), or availability_markov or availability_trace",
     )?;
     let mean_h = c.required(
         preemption.mean_h,

@@ -96,6 +96,7 @@ fn check_strategy(
     let spot_fallback_after = s
         .spot_fallback_after
         .map(|n| c.count(n, &f("spot_fallback_after"), 1, u32::MAX));
+    let (spot_policy, deadline_safety_h) = super::spot::policy(c, s, at, spot_fallback_after);
     let uses_elastic = pools.iter().any(|p| {
         matches!(
             pool_files[*p].pool_type,
@@ -132,6 +133,8 @@ fn check_strategy(
         queue,
         priority_aging_h,
         spot_fallback_after,
+        spot_policy,
+        deadline_safety_h,
         mixed_precision: s.mixed_precision.unwrap_or(false),
         deadline_jobs_off_spot: s.deadline_jobs_off_spot.unwrap_or(false),
         checkpointing: s.checkpointing.unwrap_or(true),

@@ -19,6 +19,7 @@
 //! [`LINE_BYTES_MAX`] or a trace of more than [`TRACE_JOBS_MAX`] jobs is an error, never
 //! unbounded memory.
 
+pub mod availability;
 pub mod cluster_log;
 pub mod csv;
 pub mod demand;

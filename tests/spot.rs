@@ -1,0 +1,413 @@
+//! Spot as it really behaves (issue 16) against hand-worked cases and closed forms: an
+//! availability trace with known up and down periods gives exact preemption and refusal
+//! counts under `failover` and `stay`; a two-state Markov process's long-run share and its
+//! spread over replications match the closed form; pools of one zone go up and down
+//! together; `next_zone` moves to the other zone's spot; a changing spot price is billed at
+//! the price at the start of each billing increment; `deadline_aware` meets every deadline
+//! on-demand meets, for less.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use fleetsim::records::{PoolRow, UnitResult};
+use fleetsim::runner;
+
+use crate::common::temp_dir;
+
+fn run_file(path: &Path) -> Vec<UnitResult> {
+    let loaded = fleetsim::scenario::load(path, &[]).unwrap();
+    runner::run(&loaded.config, true, &|| {}, &AtomicBool::new(false))
+        .unwrap()
+        .units
+}
+
+fn pool<'a>(unit: &'a UnitResult, name: &str) -> &'a PoolRow {
+    unit.pools.iter().find(|p| p.pool == name).unwrap()
+}
+
+/// Up 0-10 h, down 10-20 h, up 20-30 h, then again (the last row lasts as long as the gap
+/// before it): down in [10, 20) + 30 k.
+const TRACE: &str = "time,nodes\n0,1\n36000,0\n72000,1\n";
+
+/// A spot pool of one node at most, following `TRACE` from its start, and an on-demand
+/// pool; 8-GPU, 12 h jobs that do not checkpoint, arriving at `arrivals`.
+fn trace_scenario(dir: &Path, arrivals: &str, policy: &str) -> std::path::PathBuf {
+    std::fs::write(dir.join("spot.csv"), TRACE).unwrap();
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 1
+replications = 1
+seed = 1
+[[workload]]
+name = "train"
+arrival_times_h = {arrivals}
+gpus = 8
+duration_h = 12
+[[pool]]
+name = "spot"
+type = "spot"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 1.0
+idle_timeout_h = 0
+availability_trace = "spot.csv"
+availability_start_h = 0
+[[pool]]
+name = "od"
+type = "on_demand"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 3.0
+idle_timeout_h = 0
+[[strategy]]
+name = "s"
+pools = ["spot", "od"]
+burst_after_wait_h = 0
+spot_policy = "{policy}"
+"#
+    );
+    let path = dir.join("s.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn issue_16_a_trace_with_known_periods_gives_exact_preemptions_and_refusals() {
+    let dir = temp_dir("spot-trace-failover");
+    let units = run_file(&trace_scenario(&dir, "[1.0, 12.0, 25.0]", "failover"));
+    let unit = &units[0];
+    let spot = pool(unit, "spot");
+    // A runs on spot 1-10 h and loses its node at 10 h; asking spot again at 10 h it is
+    // refused (1) and goes to on-demand, 10-22 h. B at 12 h is refused (2): on-demand 12-24 h.
+    // C at 25 h finds spot back: 25-37 h, before the next drop at 40 h.
+    assert_eq!(spot.nodes_preempted, 1);
+    assert_eq!(spot.preemptions, 1);
+    assert_eq!(spot.failed_requests, 2);
+    assert_eq!(spot.jobs_started, 2);
+    assert_eq!(pool(unit, "od").jobs_started, 2);
+    assert!((spot.gpu_hours_paid - 8.0 * (9.0 + 12.0)).abs() < 1e-9);
+    assert!((pool(unit, "od").cost - 3.0 * 8.0 * 24.0).abs() < 1e-9);
+    let ends: Vec<f64> = unit.jobs.iter().map(|j| j.end_h).collect();
+    assert_eq!(ends, vec![22.0, 24.0, 37.0]);
+    // January has 744 h: 24 whole 30 h cycles and 24 h more, each with 10 h down.
+    assert!((spot.available_share - (744.0 - 25.0 * 10.0) / 744.0).abs() < 1e-12);
+}
+
+#[test]
+fn issue_16_the_public_traces_json_reads_as_the_same_periods() {
+    // One-hour ticks, 0 = available: up 10 h, down 10 h, up 10 h, as `TRACE`.
+    let dir = temp_dir("spot-trace-json");
+    let ticks: Vec<&str> = [["0"; 10], ["1"; 10], ["0"; 10]].concat();
+    let json = format!(
+        r#"{{"metadata": {{"gap_seconds": 3600}}, "data": [{}]}}"#,
+        ticks.join(", ")
+    );
+    std::fs::write(dir.join("spot.json"), json).unwrap();
+    let path = trace_scenario(&dir, "[1.0, 12.0, 25.0]", "failover");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "availability_trace = \"spot.csv\"",
+        "availability_trace = \"spot.json\"\nmax_nodes = 1",
+    );
+    std::fs::write(&path, text).unwrap();
+    let from_json = run_file(&path);
+    let from_csv = run_file(&trace_scenario(&dir, "[1.0, 12.0, 25.0]", "failover"));
+    assert_eq!(from_json[0].pools, from_csv[0].pools);
+    assert_eq!(from_json[0].row.total_cost, from_csv[0].row.total_cost);
+}
+
+#[test]
+fn issue_16_stay_waits_for_its_spot_pool() {
+    let dir = temp_dir("spot-trace-stay");
+    let units = run_file(&trace_scenario(&dir, "[1.0, 12.0]", "stay"));
+    let unit = &units[0];
+    let spot = pool(unit, "spot");
+    // A: spot 1-10 h, preempted, refused at 10 h (1), waits; B arrives at 12 h behind A in
+    // the fifo queue and is not tried. At 20 h A gets the one node (B refused, 2) and ends at
+    // 32 h; B then runs 32-40 h, is preempted, refused at 40 h (3), and runs 50-62 h.
+    assert_eq!(spot.nodes_preempted, 2);
+    assert_eq!(spot.failed_requests, 3);
+    assert_eq!(spot.jobs_started, 4);
+    assert_eq!(pool(unit, "od").jobs_started, 0);
+    assert!((spot.gpu_hours_paid - 8.0 * (9.0 + 12.0 + 8.0 + 12.0)).abs() < 1e-9);
+    let ends: Vec<f64> = unit.jobs.iter().map(|j| j.end_h).collect();
+    assert_eq!(ends, vec![32.0, 62.0]);
+}
+
+#[test]
+fn issue_16_next_zone_moves_to_the_other_zones_spot() {
+    let dir = temp_dir("spot-next-zone");
+    std::fs::write(dir.join("spot.csv"), TRACE).unwrap();
+    let scenario = |policy: &str| {
+        let text = format!(
+            r#"
+start = "2027-01-01"
+horizon_months = 1
+replications = 1
+seed = 1
+[[workload]]
+name = "train"
+arrival_times_h = [1.0]
+gpus = 8
+duration_h = 12
+[[pool]]
+name = "spot-a"
+type = "spot"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 1.0
+idle_timeout_h = 0
+zone = "a"
+availability_trace = "spot.csv"
+availability_start_h = 0
+[[pool]]
+name = "od"
+type = "on_demand"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 3.0
+idle_timeout_h = 0
+[[pool]]
+name = "spot-b"
+type = "spot"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 1.2
+idle_timeout_h = 0
+zone = "b"
+preemption = {{ mean_h = 1e9 }}
+[[strategy]]
+name = "s"
+pools = ["spot-a", "od", "spot-b"]
+burst_after_wait_h = 0
+spot_policy = "{policy}"
+"#
+        );
+        let path = dir.join(format!("{policy}.toml"));
+        std::fs::write(&path, text).unwrap();
+        run_file(&path)
+    };
+    // Preempted at 10 h: next_zone takes spot-b before the on-demand pool listed first.
+    let next_zone = scenario("next_zone");
+    assert_eq!(next_zone[0].jobs[0].pool, "spot-b");
+    assert_eq!(next_zone[0].jobs[0].end_h, 22.0);
+    let failover = scenario("failover");
+    assert_eq!(failover[0].jobs[0].pool, "od");
+}
+
+#[test]
+fn issue_16_a_changing_spot_price_is_billed_per_increment() {
+    // 2 per GPU-hour, 3 from 1.5 h; hourly increments from 0 h: 2 + 2 + 3 for a 3 h node,
+    // not 2 x 1.5 + 3 x 1.5.
+    let dir = temp_dir("spot-price-increment");
+    std::fs::write(dir.join("price.csv"), "time,price_per_gpu_h\n0,2\n5400,3\n").unwrap();
+    let text = r#"
+start = "2027-01-01"
+horizon_months = 1
+replications = 1
+seed = 1
+[[workload]]
+name = "train"
+arrival_times_h = [0.0]
+gpus = 8
+duration_h = 3
+[[pool]]
+name = "spot"
+type = "spot"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 2.0
+price_trace = "price.csv"
+idle_timeout_h = 0
+billing_increment_s = 3600
+preemption = { mean_h = 1e9 }
+[[strategy]]
+name = "s"
+pools = ["spot"]
+burst_after_wait_h = 0
+"#;
+    let path = dir.join("s.toml");
+    std::fs::write(&path, text).unwrap();
+    let units = run_file(&path);
+    assert!((units[0].row.total_cost - 8.0 * (2.0 + 2.0 + 3.0)).abs() < 1e-9);
+}
+
+/// A spot pool per zone, each with a two-state Markov availability.
+fn markov_scenario(replications: u32) -> String {
+    format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 12
+replications = {replications}
+seed = 7
+[[workload]]
+name = "train"
+arrival_times_h = [1.0]
+gpus = 8
+duration_h = 1
+[[pool]]
+name = "east-a"
+type = "spot"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 1.0
+zone = "east"
+availability_markov = {{ available_share = 0.3, available_mean_h = 2.0 }}
+[[pool]]
+name = "east-b"
+type = "spot"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 1.0
+zone = "east"
+availability_markov = {{ available_share = 0.3, available_mean_h = 2.0 }}
+[[pool]]
+name = "west"
+type = "spot"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 1.0
+zone = "west"
+availability_markov = {{ available_share = 0.3, available_mean_h = 2.0 }}
+[[strategy]]
+name = "s"
+pools = ["east-a", "east-b", "west"]
+burst_after_wait_h = 0
+"#
+    )
+}
+
+#[test]
+fn issue_16_a_markov_availability_has_its_long_run_share_and_spread() {
+    let dir = temp_dir("spot-markov");
+    let path = dir.join("s.toml");
+    let replications = 60;
+    std::fs::write(&path, markov_scenario(replications)).unwrap();
+    let units = run_file(&path);
+    let shares: Vec<f64> = units
+        .iter()
+        .map(|u| pool(u, "west").available_share)
+        .collect();
+    // Closed form for the share of time a two-state Markov process is up over T hours
+    // (rates l = 1/up, m = 1/down): mean a = m / (l + m), variance ~ 2 a (1 - a) / ((l + m) T).
+    let (a, up_h): (f64, f64) = (0.3, 2.0);
+    let down_h = up_h * (1.0 - a) / a;
+    let rate_sum = 1.0 / up_h + 1.0 / down_h;
+    let horizon_h: f64 = 8760.0;
+    let sd = (2.0 * a * (1.0 - a) / (rate_sum * horizon_h)).sqrt();
+    let n = shares.len() as f64;
+    let mean = shares.iter().sum::<f64>() / n;
+    let sample_sd = (shares.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    assert!(
+        (mean - a).abs() < 4.0 * sd / n.sqrt(),
+        "mean share {mean} vs {a} (sd of the mean {})",
+        sd / n.sqrt()
+    );
+    // The spread over replications: a chi-square with 59 degrees of freedom puts the ratio
+    // of sample to true sd within [0.7, 1.3] with probability above 0.99.
+    assert!(
+        (0.7..1.3).contains(&(sample_sd / sd)),
+        "sd over replications {sample_sd} vs the closed form {sd}"
+    );
+    // Pools of one zone go up and down together; another zone does not.
+    for u in &units {
+        assert_eq!(
+            pool(u, "east-a").available_share,
+            pool(u, "east-b").available_share
+        );
+    }
+    let differs = units
+        .iter()
+        .filter(|u| pool(u, "east-a").available_share != pool(u, "west").available_share)
+        .count();
+    assert_eq!(differs, units.len());
+}
+
+#[test]
+fn issue_16_deadline_aware_meets_the_deadlines_on_demand_meets_for_less() {
+    // The study's setting: 48 h jobs with 52 h and 70 h deadlines, spot available 60 % of the
+    // time in runs of 3 h on average (and 10 % in runs of 0.8 h), one job at a time.
+    for (deadline_h, share, mean_h) in [
+        (52, 0.6, 3.0),
+        (70, 0.6, 3.0),
+        (52, 0.1, 0.8),
+        (70, 0.1, 0.8),
+    ] {
+        deadline_aware_case(deadline_h, share, mean_h);
+    }
+}
+
+fn deadline_aware_case(deadline_h: u32, share: f64, mean_h: f64) {
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 3
+replications = 40
+seed = 3
+[[workload]]
+name = "train"
+arrival_times_h = [0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900]
+gpus = 8
+duration_h = 48
+deadline_h = {deadline_h}
+checkpoint = {{ every_h = 1.0, write_h = 0.02, restart_h = 0.1 }}
+[[pool]]
+name = "spot"
+type = "spot"
+gpu = "V100"
+gpus_per_node = 8
+price_per_gpu_h = 0.9
+idle_timeout_h = 0
+availability_markov = {{ available_share = {share}, available_mean_h = {mean_h} }}
+[[pool]]
+name = "od"
+type = "on_demand"
+gpu = "V100"
+gpus_per_node = 8
+price_per_gpu_h = 3.06
+idle_timeout_h = 0
+[[strategy]]
+name = "on-demand"
+pools = ["od"]
+burst_after_wait_h = 0
+[[strategy]]
+name = "deadline-aware"
+pools = ["spot", "od"]
+burst_after_wait_h = 0
+spot_policy = "deadline_aware"
+[[strategy]]
+name = "failover"
+pools = ["spot", "od"]
+burst_after_wait_h = 0
+"#
+    );
+    let dir = temp_dir(&format!("spot-deadline-{deadline_h}-{share}"));
+    let path = dir.join("s.toml");
+    std::fs::write(&path, text).unwrap();
+    let units = run_file(&path);
+    let of = |s: usize| units.iter().filter(move |u| u.strategy == s);
+    let misses = |s: usize| of(s).map(|u| u.row.deadline_misses).sum::<u64>();
+    assert_eq!(misses(0), 0, "on-demand misses");
+    assert_eq!(
+        misses(1),
+        0,
+        "deadline_aware misses a deadline on-demand meets ({deadline_h} h, share {share})"
+    );
+    if share < 0.5 {
+        return;
+    }
+    // Cheaper by more than the paired 99.9 % interval (common random numbers: replication r
+    // of both strategies sees the same jobs).
+    let cost = |s: usize| of(s).map(|u| u.row.total_cost).collect::<Vec<f64>>();
+    let diffs: Vec<f64> = cost(1).iter().zip(cost(0)).map(|(a, b)| a - b).collect();
+    let n = diffs.len() as f64;
+    let mean = diffs.iter().sum::<f64>() / n;
+    let sd = (diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    assert!(
+        mean + 3.9 * sd / n.sqrt() < 0.0,
+        "deadline_aware minus on-demand: {mean} (sd {sd}) over {n} replications"
+    );
+    // Used spot at all, and finished everything.
+    assert!(of(1).all(|u| u.row.jobs_unfinished == 0));
+    assert!(of(1).any(|u| pool(u, "spot").jobs_started > 0));
+}
