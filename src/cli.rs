@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use crate::format::thousands;
@@ -252,19 +252,9 @@ fn validate(args: ValidateArgs) -> Result<()> {
     print_warnings(&loaded.warnings);
     let config = &loaded.config;
     println!(
-        "{}: valid: {} workload(s), {} pool(s), {} strateg{} over {} months from {}, {} replications",
+        "{}: valid: {}",
         args.scenario.display(),
-        config.workloads.len(),
-        config.pools.len(),
-        config.strategies.len(),
-        if config.strategies.len() == 1 {
-            "y"
-        } else {
-            "ies"
-        },
-        config.horizon_months,
-        config.calendar.month_label(0),
-        config.replications,
+        scenario::describe(config)
     );
     for workload in &config.workloads {
         if let Some(replay) = &workload.trace {
@@ -280,7 +270,7 @@ fn validate(args: ValidateArgs) -> Result<()> {
         .is_some_and(|s| !s.vary.is_empty());
     if has_sweep
         && let Some(sweep) =
-            sweep::describe_sweep(&args.scenario, &args.scenario_args.set, &source, loaded)?
+            crate::sweep::plan::describe(&args.scenario, &args.scenario_args.set, &source, loaded)?
     {
         println!("{}: {sweep}", args.scenario.display());
     }
@@ -313,25 +303,6 @@ fn report(args: &ReportArgs, signals: &Signals) -> Result<()> {
     Ok(())
 }
 
-/// `--set`, then `--replications` and `--seed` as overrides.
-fn overrides(
-    set: &[Override],
-    replications: Option<u32>,
-    seed: Option<u64>,
-) -> Result<Vec<Override>> {
-    let mut overrides = set.to_vec();
-    if let Some(n) = replications {
-        overrides.push(Override::new(
-            "replications",
-            toml::Value::Integer(i64::from(n)),
-        ));
-    }
-    if let Some(seed) = seed {
-        overrides.push(Override::new("seed", scenario::file::Seed(seed).to_toml()));
-    }
-    Ok(overrides)
-}
-
 /// The worker threads of `run` and `sweep`, and the flag a signal sets to stop them.
 struct Workers {
     pool: rayon::ThreadPool,
@@ -361,7 +332,7 @@ impl Workers {
 }
 
 fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
-    let overrides = overrides(&args.scenario_args.set, args.replications, args.seed)?;
+    let overrides = scenario::run_overrides(&args.scenario_args.set, args.replications, args.seed);
     let loaded = load(args.scenario.as_deref(), &overrides)?;
     print_warnings(&loaded.warnings);
     let config = &loaded.config;
@@ -370,7 +341,7 @@ fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()
         .clone()
         .unwrap_or_else(|| Path::new("output").join(&config.name));
     if args.trace {
-        check_trace_size(config)?;
+        runner::check_trace(config).map_err(anyhow::Error::msg)?;
     }
     let scenario =
         serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?;
@@ -398,23 +369,6 @@ struct Run<'a> {
     out: &'a Path,
     signals: &'a Signals,
 }
-
-/// `--trace` keeps every job of replication 0 of each strategy in memory until the end.
-fn check_trace_size(config: &scenario::Config) -> Result<()> {
-    let rows = config.jobs_per_unit_estimate * config.strategies.len() as f64;
-    if rows > TRACE_ROWS_MAX {
-        bail!(
-            "--trace would keep about {:.1e} job rows in memory ({} strategies x {} jobs of replication 0), more than {TRACE_ROWS_MAX:.0e}; drop --trace, or shorten horizon_months (e.g. --set horizon_months=1) for the trace",
-            rows,
-            config.strategies.len(),
-            thousands(config.jobs_per_unit_estimate, 0)
-        );
-    }
-    Ok(())
-}
-
-/// Rows of `jobs.csv` beyond which `--trace` is refused (about 2 GB of memory).
-const TRACE_ROWS_MAX: f64 = 1e7;
 
 impl Run<'_> {
     fn simulate_and_write(

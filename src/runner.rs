@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
+use crate::format::thousands;
 use crate::model::{self, SimError};
 use crate::records::{RunOutput, UnitResult};
 use crate::scenario::Config;
@@ -117,6 +118,24 @@ fn simulate_one(
             cause,
         },
     })
+}
+
+/// Rows of `jobs.csv` beyond which `--trace` is refused (about 2 GB of memory).
+pub const TRACE_ROWS_MAX: f64 = 1e7;
+
+/// `--trace` keeps every job of replication 0 of each strategy in memory until the end: a
+/// scenario for which that is more than [`TRACE_ROWS_MAX`] rows is refused, saying why.
+pub fn check_trace(config: &Config) -> Result<(), String> {
+    let rows = config.jobs_per_unit_estimate * config.strategies.len() as f64;
+    if rows > TRACE_ROWS_MAX {
+        return Err(format!(
+            "--trace would keep about {:.1e} job rows in memory ({} strategies x {} jobs of replication 0), more than {TRACE_ROWS_MAX:.0e}; drop --trace, or shorten horizon_months (e.g. --set horizon_months=1) for the trace",
+            rows,
+            config.strategies.len(),
+            thousands(config.jobs_per_unit_estimate, 0)
+        ));
+    }
+    Ok(())
 }
 
 /// The whole run: every unit, then the statistics.

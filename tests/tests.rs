@@ -9,6 +9,7 @@ mod editor;
 mod errors;
 mod fuzz;
 mod golden;
+mod memory;
 mod money;
 mod peer;
 mod properties;

@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::{ScenarioArgs, Signals, Workers, overrides};
+use super::{ScenarioArgs, Signals, Workers};
 use crate::format::thousands;
 use crate::output::{self, LockMode};
 use crate::records::SweepInfo;
-use crate::scenario::{Loaded, Override, Source};
+use crate::scenario::run_overrides;
 use crate::sweep::{self, Outcome, Sampling, Shard, Vary};
 
 /// Warnings shown before a sweep runs; the rest are counted.
@@ -93,7 +93,7 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>, signals: &Signal
         scenario: args.scenario.clone(),
         vary: args.vary.clone(),
         sampling: args.sample,
-        set: overrides(&args.scenario_args.set, args.replications, args.seed)?,
+        set: run_overrides(&args.scenario_args.set, args.replications, args.seed),
     };
     let plan = sweep::plan(&request)?;
     for warning in plan.warnings.iter().take(WARNINGS_SHOWN) {
@@ -256,40 +256,4 @@ fn report(info: &SweepInfo, outcome: &Outcome, out: &Path, charts: usize) {
             }
         }
     }
-}
-
-/// For `validate`: what the scenario's `[sweep]` table would run, if it has one (`source`,
-/// already read, and its base load `loaded`).
-pub(super) fn describe_sweep(
-    scenario: &Path,
-    set: &[Override],
-    source: &Source,
-    loaded: Loaded,
-) -> Result<Option<String>> {
-    let request = sweep::Request {
-        scenario: scenario.to_path_buf(),
-        vary: Vec::new(),
-        sampling: None,
-        set: set.to_vec(),
-    };
-    let plan = match sweep::plan::plan_loaded(&request, source, loaded) {
-        Ok(plan) => plan,
-        Err(sweep::SweepError::NothingToVary { .. }) => return Ok(None),
-        Err(error) => return Err(error.into()),
-    };
-    let info = &plan.info;
-    let method = match info.sampling.method.as_str() {
-        "grid" => "a grid".to_string(),
-        "lhs" => "a Latin hypercube sample".to_string(),
-        other => format!("a {other} sample"),
-    };
-    Ok(Some(format!(
-        "[sweep]: {} points, {method} over {}",
-        info.points.len(),
-        info.parameters
-            .iter()
-            .map(|p| p.path.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    )))
 }

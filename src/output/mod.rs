@@ -10,6 +10,7 @@ pub mod manifest;
 pub mod report;
 mod summary_table;
 mod sweep_table;
+pub mod tables;
 
 use std::fs;
 use std::io::{IsTerminal, Write};
@@ -19,12 +20,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::records::{FileRecord, GroupSummaryRow, RunInfo, RunOutput, ServicePeriodRow};
+use crate::records::{FileRecord, GroupSummaryRow, RunInfo, RunOutput};
 use manifest::{Fnv1a, Hashing};
 
 pub use lock::{DirLock, LockMode, check_not_locked, lock_dir};
 pub use summary_table::summary_table;
 pub use sweep_table::{PointSummary, best_points, sweep_rows};
+pub use tables::{Table, in_memory, run_tables};
 
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
@@ -326,95 +328,34 @@ fn partial_path(path: &Path) -> PathBuf {
 /// Writes rows as CSV to `dir/name` (under a temporary name until committed); the header
 /// comes from the rows' field names.
 pub fn write_csv<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> Result<Pending, OutputError> {
-    let mut csv = CsvFile::create(dir, name, true)?;
-    for row in rows {
-        csv.serialize(row)?;
-    }
-    csv.finish()
+    write_file(dir, Table::of_rows(name, rows))
 }
 
-/// A CSV file being written under its temporary name, hashed on the way for the manifest. An
-/// error names the file and removes the temporary.
-struct CsvFile {
-    writer: csv::Writer<Hashing<fs::File>>,
-    partial: PathBuf,
-    path: PathBuf,
-    name: String,
-    rows: u64,
-}
-
-impl CsvFile {
-    /// `headers`: the header comes from the first row's field names (else the caller writes
-    /// it with [`CsvFile::header`]).
-    fn create(dir: &Path, name: &str, headers: bool) -> Result<Self, OutputError> {
-        let path = dir.join(name);
-        let partial = partial_path(&path);
-        let file = fs::File::create(&partial).map_err(io(&path))?;
-        Ok(CsvFile {
-            writer: csv::WriterBuilder::new()
-                .has_headers(headers)
-                .from_writer(Hashing::new(file)),
-            partial,
-            path,
-            name: name.to_string(),
-            rows: 0,
-        })
-    }
-
-    fn fail(&self, error: OutputError) -> OutputError {
-        let _ = fs::remove_file(&self.partial);
-        error
-    }
-
-    fn csv_error(&self, source: csv::Error) -> OutputError {
-        self.fail(OutputError::Csv {
-            path: self.path.clone(),
+/// Writes a table to `dir/<its name>` (under a temporary name until committed), hashed on the
+/// way for the manifest. An error names the file and removes the temporary.
+pub fn write_file(dir: &Path, table: Table<'_>) -> Result<Pending, OutputError> {
+    let path = dir.join(&table.name);
+    let partial = partial_path(&path);
+    let name = table.name.clone();
+    let file = fs::File::create(&partial).map_err(io(&path))?;
+    let mut hashing = Hashing::new(file);
+    let written = match table.write_to(&mut hashing) {
+        Ok(rows) => hashing.inner.sync_all().map(|()| rows).map_err(io(&path)),
+        Err(source) => Err(OutputError::Csv {
+            path: path.clone(),
             source,
-        })
-    }
-
-    fn header<I: AsRef<[u8]>>(
-        &mut self,
-        header: impl IntoIterator<Item = I>,
-    ) -> Result<(), OutputError> {
-        self.writer
-            .write_record(header)
-            .map_err(|e| self.csv_error(e))
-    }
-
-    fn serialize<T: Serialize>(&mut self, row: T) -> Result<(), OutputError> {
-        self.rows += 1;
-        self.writer.serialize(row).map_err(|e| self.csv_error(e))
-    }
-
-    /// Flushes the rows and makes sure they reached the disk.
-    fn finish(mut self) -> Result<Pending, OutputError> {
-        if let Err(error) = self.writer.flush() {
-            return Err(self.fail(io(&self.path)(error)));
-        }
-        let CsvFile {
-            writer,
-            partial,
-            path,
-            name,
-            rows,
-        } = self;
-        let hashing = match writer.into_inner() {
-            Ok(hashing) => hashing,
-            Err(error) => {
-                let _ = fs::remove_file(&partial);
-                return Err(io(&path)(error.into_error()));
-            }
-        };
-        if let Err(error) = hashing.inner.sync_all() {
-            let _ = fs::remove_file(&partial);
-            return Err(io(&path)(error));
-        }
-        Ok(Pending {
+        }),
+    };
+    match written {
+        Ok(rows) => Ok(Pending {
             record: hashing.record(&name, rows),
             partial,
             path,
-        })
+        }),
+        Err(error) => {
+            let _ = fs::remove_file(&partial);
+            Err(error)
+        }
     }
 }
 
@@ -474,51 +415,7 @@ pub fn write_table(
     header: &[String],
     rows: &[Vec<Cell>],
 ) -> Result<Pending, OutputError> {
-    let mut csv = CsvFile::create(dir, name, false)?;
-    csv.header(header)?;
-    for row in rows {
-        assert_eq!(row.len(), header.len(), "one cell per column");
-        csv.serialize(row)?;
-    }
-    csv.finish()
-}
-
-/// Writes `services_monthly.csv` (`column` "month", YYYY-MM) or `services_hourly.csv`
-/// ("hour", 0 to 23).
-fn write_periods(
-    dir: &Path,
-    name: &str,
-    column: &str,
-    rows: &[ServicePeriodRow],
-) -> Result<Pending, OutputError> {
-    let header: Vec<String> = [
-        "strategy",
-        "service",
-        column,
-        "gpus_demanded",
-        "gpus_served",
-        "gpus_allocated",
-    ]
-    .map(String::from)
-    .to_vec();
-    let cells: Vec<Vec<Cell>> = rows
-        .iter()
-        .map(|r| {
-            let period = match r.period.parse::<u64>() {
-                Ok(hour) if column == "hour" => Cell::Count(hour),
-                _ => Cell::Text(r.period.clone()),
-            };
-            vec![
-                Cell::Text(r.strategy.clone()),
-                Cell::Text(r.service.clone()),
-                period,
-                Cell::Number(r.gpus_demanded),
-                Cell::Number(r.gpus_served),
-                Cell::Number(r.gpus_allocated),
-            ]
-        })
-        .collect();
-    write_table(dir, name, &header, &cells)
+    write_file(dir, Table::of_cells(name, header.to_vec(), rows))
 }
 
 /// Writes `workloads.csv` or `teams.csv`: the rows' `group` column is named `column`.
@@ -528,14 +425,7 @@ pub fn write_groups(
     column: &str,
     rows: &[GroupSummaryRow],
 ) -> Result<Pending, OutputError> {
-    let mut csv = CsvFile::create(dir, name, false)?;
-    // The columns of summary.csv, with the group's after the strategy.
-    let (strategy, stats) = sweep_table::STAT_COLUMNS.split_at(1);
-    csv.header(strategy.iter().chain([&column]).chain(stats))?;
-    for row in rows {
-        csv.serialize(row)?;
-    }
-    csv.finish()
+    write_file(dir, Table::of_groups(name, column, rows))
 }
 
 /// Writes a value as pretty JSON to `dir/name` (under a temporary name until committed).
@@ -662,63 +552,10 @@ fn write_pending(
     trace: bool,
     pending: &mut Staged,
 ) -> Result<(), OutputError> {
-    let aggregates = &output.aggregates;
-    let pools: Vec<_> = output
-        .units
-        .iter()
-        .flat_map(|u| u.pools.iter().cloned())
-        .collect();
-    pending.push(write_csv(dir, "summary.csv", &aggregates.summary)?);
-    pending.push(write_csv(
-        dir,
-        "replications.csv",
-        &aggregates.replications,
-    )?);
-    pending.push(write_csv(dir, "pools.csv", &pools)?);
-    pending.push(write_csv(dir, "monthly.csv", &aggregates.monthly)?);
-    pending.push(write_csv(
-        dir,
-        "pools_monthly.csv",
-        &aggregates.pools_monthly,
-    )?);
-    pending.push(write_groups(
-        dir,
-        "workloads.csv",
-        "workload",
-        &aggregates.workloads,
-    )?);
-    pending.push(write_groups(dir, "teams.csv", "team", &aggregates.teams)?);
-    if !aggregates.services.is_empty() {
-        pending.push(write_groups(
-            dir,
-            "services.csv",
-            "service",
-            &aggregates.services,
-        )?);
-        pending.push(write_periods(
-            dir,
-            "services_monthly.csv",
-            "month",
-            &aggregates.services_monthly,
-        )?);
-        pending.push(write_periods(
-            dir,
-            "services_hourly.csv",
-            "hour",
-            &aggregates.services_hourly,
-        )?);
+    for table in run_tables(output, trace) {
+        pending.push(write_file(dir, table)?);
     }
-    if trace {
-        let jobs: Vec<_> = output
-            .units
-            .iter()
-            .flat_map(|u| u.jobs.iter().cloned())
-            .collect();
-        pending.push(write_csv(dir, "jobs.csv", &jobs)?);
-    }
-    let mut info = info.clone();
-    info.files = pending.records().cloned().collect();
-    let json = serde_json::to_vec_pretty(&info).expect("run info serializes");
+    let json = tables::run_json(info, pending.records().cloned().collect());
     pending.push(write_bytes(dir, "run.json", &json)?);
     Ok(())
 }

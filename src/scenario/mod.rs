@@ -187,9 +187,51 @@ pub fn load_text_with(
 pub fn load_default(overrides: &[Override]) -> Result<Loaded, ScenarioError> {
     load_text(
         DEFAULT_SCENARIO,
-        Path::new("<built-in hybrid-vs-cloud.toml>"),
+        Path::new(DEFAULT_ORIGIN),
         DEFAULT_SCENARIO_NAME,
         overrides,
+    )
+}
+
+/// How messages name the built-in default scenario.
+pub const DEFAULT_ORIGIN: &str = "<built-in hybrid-vs-cloud.toml>";
+
+/// The overrides of a `run` or `sweep`: `set`, then `replications` and `seed` as overrides of
+/// those fields (a seed above `i64::MAX` as a string, as a file writes it).
+pub fn run_overrides(
+    set: &[Override],
+    replications: Option<u32>,
+    seed: Option<u64>,
+) -> Vec<Override> {
+    let mut overrides = set.to_vec();
+    if let Some(n) = replications {
+        overrides.push(Override::new(
+            "replications",
+            toml::Value::Integer(i64::from(n)),
+        ));
+    }
+    if let Some(seed) = seed {
+        overrides.push(Override::new("seed", file::Seed(seed).to_toml()));
+    }
+    overrides
+}
+
+/// What `fleetsim validate` says of a valid scenario, after `ORIGIN: valid: `: its workloads,
+/// pools, strategies, horizon and replications.
+pub fn describe(config: &Config) -> String {
+    format!(
+        "{} workload(s), {} pool(s), {} strateg{} over {} months from {}, {} replications",
+        config.workloads.len(),
+        config.pools.len(),
+        config.strategies.len(),
+        if config.strategies.len() == 1 {
+            "y"
+        } else {
+            "ies"
+        },
+        config.horizon_months,
+        config.calendar.month_label(0),
+        config.replications,
     )
 }
 
@@ -252,6 +294,26 @@ impl Source {
             default_name,
             traces: TraceCache::default(),
         })
+    }
+
+    /// Scenario text that comes from no file (the Python package's `fleetsim.run(text)`):
+    /// `origin` names it in messages, and relative trace paths are found beside it.
+    pub fn from_text(text: &str, origin: &Path, default_name: &str) -> Self {
+        Self {
+            text: text.to_string(),
+            origin: origin.to_path_buf(),
+            default_name: default_name.to_string(),
+            traces: TraceCache::default(),
+        }
+    }
+
+    /// The built-in default scenario (`fleetsim run` without a file).
+    pub fn built_in() -> Self {
+        Self::from_text(
+            DEFAULT_SCENARIO,
+            Path::new(DEFAULT_ORIGIN),
+            DEFAULT_SCENARIO_NAME,
+        )
     }
 
     /// Checks the scenario with `overrides` applied (see [`load_text`]).

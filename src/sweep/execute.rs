@@ -50,12 +50,6 @@ pub struct Outcome {
     pub shard: Option<Shard>,
 }
 
-/// The results of one point while its units come in.
-struct Slot {
-    results: Vec<Option<UnitResult>>,
-    remaining: usize,
-}
-
 /// Runs `plan` into `options.out` on the current rayon pool; `stop` interrupts it (the points
 /// already written stay).
 pub fn execute(
@@ -87,57 +81,24 @@ pub fn execute(
         .collect();
     let resumed = selected.len() - todo.len();
 
-    // One flat list of units over all points to run; `owner[i]` = (point in `todo`, unit in it).
-    let mut work: Vec<(&crate::scenario::Config, Unit)> = Vec::new();
-    let mut owner: Vec<(usize, usize)> = Vec::new();
-    let mut slots = Vec::with_capacity(todo.len());
-    for (t, point) in todo.iter().enumerate() {
-        let units = runner::units(&point.config);
-        for (k, unit) in units.iter().enumerate() {
-            work.push((&point.config, *unit));
-            owner.push((t, k));
-        }
-        slots.push(Mutex::new(Slot {
-            results: (0..units.len()).map(|_| None).collect(),
-            remaining: units.len(),
-        }));
-    }
-
-    let bar = output::sweep_progress_bar(work.len() as u64, options.quiet);
+    let bar = output::sweep_progress_bar(units_of(&todo), options.quiet);
     bar.set_message(output::sweep_progress_message(
         resumed,
         selected.len(),
         resumed,
     ));
     let written = AtomicUsize::new(0);
-    let events = AtomicU64::new(0);
-    let sink = |i: usize, result: Result<UnitResult, RunError>| -> Result<(), SweepError> {
-        let (t, k) = owner[i];
-        let point = todo[t];
-        let result = result.map_err(|source| SweepError::Run {
-            point: label(info, point.point()),
-            source,
-        })?;
-        events.fetch_add(result.events, Ordering::Relaxed);
-        let finished = {
-            let mut slot = slots[t].lock().expect("no thread panicked holding a slot");
-            slot.results[k] = Some(result);
-            slot.remaining -= 1;
-            (slot.remaining == 0).then(|| std::mem::take(&mut slot.results))
-        };
-        bar.inc(1);
-        if let Some(results) = finished {
-            write_point(out, point, results)?;
-            let done = resumed + written.fetch_add(1, Ordering::Relaxed) + 1;
-            bar.set_message(output::sweep_progress_message(
-                done,
-                selected.len(),
-                resumed,
-            ));
-        }
+    let done = |t: usize, run_output: RunOutput| -> Result<(), SweepError> {
+        write_point(out, todo[t], &run_output)?;
+        let done = resumed + written.fetch_add(1, Ordering::Relaxed) + 1;
+        bar.set_message(output::sweep_progress_message(
+            done,
+            selected.len(),
+            resumed,
+        ));
         Ok(())
     };
-    let result = runner::simulate_each(&work, stop, &sink);
+    let result = run_points(info, &todo, stop, &|| bar.inc(1), &done);
     bar.finish_and_clear();
     if stop.load(Ordering::SeqCst) {
         return Err(SweepError::Interrupted {
@@ -146,7 +107,8 @@ pub fn execute(
             dir: out.clone(),
         });
     }
-    result?;
+    let events = result?;
+    let replications = units_of(&todo);
 
     let summaries = folder::summaries(out, info, selected.iter().map(|p| p.point()))?;
     match shard {
@@ -164,7 +126,6 @@ pub fn execute(
         }
     }
     let wall_time_s = started.elapsed().as_secs_f64();
-    let events = events.load(Ordering::Relaxed);
     let per_s = |n: f64| {
         if wall_time_s > 0.0 {
             n / wall_time_s
@@ -180,11 +141,11 @@ pub fn execute(
         points_total: info.points.len(),
         points_selected: selected.len(),
         points_simulated: todo.len(),
-        replications_simulated: work.len() as u64,
+        replications_simulated: replications,
         events_simulated: events,
         threads: options.threads,
         wall_time_s,
-        replications_per_s: per_s(work.len() as f64),
+        replications_per_s: per_s(replications as f64),
         events_per_s: per_s(events as f64),
         merged: Vec::new(),
     };
@@ -214,26 +175,92 @@ fn point_is_done(out: &Path, info: &SweepInfo, point: &PlannedPoint, notify: fn(
     }
 }
 
-/// Summarizes a point whose units are all done and writes its folder (`run.json` last).
-fn write_point(
-    out: &Path,
-    point: &PlannedPoint,
+/// The (strategy, replication) units of `points`.
+pub(super) fn units_of(points: &[&PlannedPoint]) -> u64 {
+    points
+        .iter()
+        .map(|p| runner::units(&p.config).len() as u64)
+        .sum()
+}
+
+/// The results of one point while its units come in.
+struct Slot {
     results: Vec<Option<UnitResult>>,
-) -> Result<(), SweepError> {
+    remaining: usize,
+}
+
+/// Simulates every (point, strategy, replication) unit of `points` in one flat loop on the
+/// current rayon pool. `unit_done` is called after each unit; when a point's last unit is
+/// done, the thread that finished it summarizes the point and hands it to `point_done` (with
+/// its index in `points`), so only the points in flight stay in memory. Returns the events
+/// simulated; stops at the first error.
+pub(super) fn run_points(
+    info: &SweepInfo,
+    points: &[&PlannedPoint],
+    stop: &AtomicBool,
+    unit_done: &(dyn Fn() + Sync),
+    point_done: &(dyn Fn(usize, RunOutput) -> Result<(), SweepError> + Sync),
+) -> Result<u64, SweepError> {
+    // One flat list of units; `owner[i]` = (point in `points`, unit in it).
+    let mut work: Vec<(&crate::scenario::Config, Unit)> = Vec::new();
+    let mut owner: Vec<(usize, usize)> = Vec::new();
+    let mut slots = Vec::with_capacity(points.len());
+    for (t, point) in points.iter().enumerate() {
+        let units = runner::units(&point.config);
+        for (k, unit) in units.iter().enumerate() {
+            work.push((&point.config, *unit));
+            owner.push((t, k));
+        }
+        slots.push(Mutex::new(Slot {
+            results: (0..units.len()).map(|_| None).collect(),
+            remaining: units.len(),
+        }));
+    }
+    let events = AtomicU64::new(0);
+    let sink = |i: usize, result: Result<UnitResult, RunError>| -> Result<(), SweepError> {
+        let (t, k) = owner[i];
+        let point = points[t];
+        let result = result.map_err(|source| SweepError::Run {
+            point: label(info, point.point()),
+            source,
+        })?;
+        events.fetch_add(result.events, Ordering::Relaxed);
+        let finished = {
+            let mut slot = slots[t].lock().expect("no thread panicked holding a slot");
+            slot.results[k] = Some(result);
+            slot.remaining -= 1;
+            (slot.remaining == 0).then(|| std::mem::take(&mut slot.results))
+        };
+        unit_done();
+        if let Some(results) = finished {
+            point_done(t, summarize(point, results))?;
+        }
+        Ok(())
+    };
+    runner::simulate_each(&work, stop, &sink)?;
+    Ok(events.load(Ordering::Relaxed))
+}
+
+/// The results of a point whose units are all done.
+fn summarize(point: &PlannedPoint, results: Vec<Option<UnitResult>>) -> RunOutput {
     let units: Vec<UnitResult> = results
         .into_iter()
         .map(|r| r.expect("every unit of a finished point is done"))
         .collect();
     let aggregates = stats::summarize(&point.config, &units);
     let events = units.iter().map(|u| u.events).sum();
-    let run_output = RunOutput {
+    RunOutput {
         units,
         aggregates,
         events,
-    };
-    let info = point.run_info.clone().with_results(&run_output);
+    }
+}
+
+/// Writes the folder of a point whose units are all done (`run.json` last).
+fn write_point(out: &Path, point: &PlannedPoint, run_output: &RunOutput) -> Result<(), SweepError> {
+    let info = point.run_info.clone().with_results(run_output);
     let dir = point_dir(out, point.point());
     output::create_dir(&dir)?;
-    output::write_results(&dir, &run_output, &info, false)?;
+    output::write_results(&dir, run_output, &info, false)?;
     Ok(())
 }

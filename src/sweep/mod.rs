@@ -9,6 +9,7 @@
 //! - [`mod@execute`]: runs the points of a shard (or all), writing each point when done.
 //! - [`folder`]: what a sweep folder holds, and when a point in it counts as done.
 //! - [`mod@merge`]: combines shards.
+//! - [`memory`]: a whole sweep into memory, the same bytes as its folder (the Python package).
 //!
 //! Every file a sweep writes, except `invocation*.json`, depends only on the sweep's definition:
 //! no wall times, thread counts, paths or command lines. That is what makes `--resume` safe and
@@ -18,6 +19,7 @@
 pub mod design;
 pub mod execute;
 pub mod folder;
+pub mod memory;
 pub mod merge;
 pub mod plan;
 pub mod shard;
@@ -30,8 +32,9 @@ use crate::runner::RunError;
 use crate::scenario::ScenarioError;
 
 pub use execute::{Outcome, RunOptions, execute};
+pub use memory::{PointFiles, SweepFiles, run_in_memory};
 pub use merge::{MergeOptions, merge};
-pub use plan::{Plan, Request, plan};
+pub use plan::{Plan, Request, plan, plan_source};
 pub use shard::Shard;
 pub use spec::{Sampling, Spec, Vary};
 

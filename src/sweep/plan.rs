@@ -6,7 +6,7 @@
 //! `pool.dgx.nodes` gives 0, 2, 4, not 0.0 (see [`crate::scenario::FieldKind`]).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use toml::Value;
 
@@ -128,6 +128,42 @@ pub fn relevance(info: &SweepInfo) -> Vec<Vec<bool>> {
         .collect()
 }
 
+/// For `validate`: what the scenario's `[sweep]` table would run, if it has one (`source`,
+/// already read, and its base load `loaded`).
+pub fn describe(
+    scenario: &Path,
+    set: &[Override],
+    source: &Source,
+    loaded: Loaded,
+) -> Result<Option<String>, SweepError> {
+    let request = Request {
+        scenario: scenario.to_path_buf(),
+        vary: Vec::new(),
+        sampling: None,
+        set: set.to_vec(),
+    };
+    let plan = match plan_loaded(&request, source, loaded) {
+        Ok(plan) => plan,
+        Err(SweepError::NothingToVary { .. }) => return Ok(None),
+        Err(error) => return Err(error),
+    };
+    let info = &plan.info;
+    let method = match info.sampling.method.as_str() {
+        "grid" => "a grid".to_string(),
+        "lhs" => "a Latin hypercube sample".to_string(),
+        other => format!("a {other} sample"),
+    };
+    Ok(Some(format!(
+        "[sweep]: {} points, {method} over {}",
+        info.points.len(),
+        info.parameters
+            .iter()
+            .map(|p| p.path.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
+}
+
 /// One parameter while planning: where it came from (for messages), its spec and domain.
 struct Parameter {
     vary: Vary,
@@ -138,9 +174,13 @@ struct Parameter {
 
 /// Reads the scenario, works out the points and checks each of them.
 pub fn plan(request: &Request) -> Result<Plan, SweepError> {
-    let source = Source::read(&request.scenario)?;
+    plan_source(request, &Source::read(&request.scenario)?)
+}
+
+/// [`plan`] of a scenario already read, or given as text (`request.scenario` names it).
+pub fn plan_source(request: &Request, source: &Source) -> Result<Plan, SweepError> {
     let base = source.load(&request.set)?;
-    plan_loaded(request, &source, base)
+    plan_loaded(request, source, base)
 }
 
 /// [`plan`] of a scenario already read (`source`, whose base load with `request.set` is
