@@ -1,6 +1,7 @@
 //! The command line: clap's types are turned into ours here and nowhere else; errors become
 //! messages on stderr and exit codes (0 success, 1 error, 2 bad usage).
 
+mod editor;
 mod fit;
 mod signals;
 mod sweep;
@@ -52,6 +53,27 @@ enum Command {
     /// durations) to a job trace and write them as [[workload]] tables; goodness of fit on
     /// stderr
     Fit(fit::FitArgs),
+    /// Write report.html of a result folder (or a sweep folder): the question, the tables,
+    /// every chart with a reading of it, the warnings and how the results were made, in one
+    /// self-contained file
+    Report(ReportArgs),
+    /// Print the JSON Schema of the scenario file (for editors: Even Better TOML, taplo)
+    Schema,
+    /// Write a commented starter scenario (and the schema beside it, for editors)
+    Init(editor::InitArgs),
+    /// Print a completion script for a shell
+    Completions(editor::CompletionsArgs),
+    /// Print the man page (roff), or write one page per command to a folder
+    Man(editor::ManArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ReportArgs {
+    /// Result folder written by `fleetsim run` (or a sweep folder, with its sweep.json)
+    dir: PathBuf,
+    /// Do not say what was written
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -225,6 +247,11 @@ pub fn main() -> ExitCode {
         Command::Sweep(args) => sweep::sweep(args, command_line, &signals),
         Command::Merge(args) => sweep::merge(args, command_line, &signals),
         Command::Fit(args) => fit::fit_command(args, &signals),
+        Command::Report(args) => report(&args, &signals),
+        Command::Schema => editor::schema_command(),
+        Command::Init(args) => editor::init(&args, &signals),
+        Command::Completions(args) => editor::completions(&args),
+        Command::Man(args) => editor::man(&args, &signals),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -320,6 +347,15 @@ fn plot(args: &PlotArgs, signals: &Signals) -> Result<()> {
             files.len(),
             args.dir.display()
         );
+    }
+    Ok(())
+}
+
+fn report(args: &ReportArgs, signals: &Signals) -> Result<()> {
+    signals.begin_work();
+    let path = output::report::write(&args.dir, &signals.stop)?;
+    if !args.quiet {
+        eprintln!("wrote {}", path.display());
     }
     Ok(())
 }
@@ -468,7 +504,9 @@ impl Run<'_> {
             charts: if skip_charts {
                 Vec::new()
             } else {
-                output::charts::file_names(!config.services.is_empty())
+                let mut names = output::charts::file_names(!config.services.is_empty());
+                names.push(output::report::FILE_NAME.to_string());
+                names
             },
             ..RunInfo::new(config, scenario, warnings)
         }
@@ -485,7 +523,7 @@ impl Run<'_> {
         } else {
             // Drawn from the files just written, exactly as `fleetsim plot` would, on the
             // run's threads.
-            workers
+            let charts = workers
             .pool
             .install(|| output::charts::draw_all_until(out, stop))
             .with_context(|| {
@@ -494,7 +532,18 @@ impl Run<'_> {
                     "{why}the CSV files and run.json are written but the charts are not; try `fleetsim plot {}`",
                     out.display()
                 )
-            })?
+            })?;
+            workers
+                .pool
+                .install(|| output::report::write(out, stop))
+                .with_context(|| {
+                    let why = signals.why();
+                    format!(
+                        "{why}the results and charts are written but report.html is not; try `fleetsim report {}`",
+                        out.display()
+                    )
+                })?;
+            charts
         };
         if !args.quiet {
             print!("{}", output::summary_table(config, &run_output.aggregates));
@@ -504,7 +553,10 @@ impl Run<'_> {
                 .collect();
             let charts = match charts.len() {
                 0 => String::new(),
-                n => format!(" and {n} chart files (PNG, SVG)"),
+                n => format!(
+                    ", {n} chart files (PNG, SVG) and {}",
+                    output::report::FILE_NAME
+                ),
             };
             eprintln!(
                 "wrote {}{charts} to {} ({:.1} s, {} events)",

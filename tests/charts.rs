@@ -420,3 +420,90 @@ fn issue_13_services_get_a_demand_chart() {
     assert_eq!(run.status.code(), Some(0));
     assert!(!plain.join("service_demand.png").exists());
 }
+
+/// Issue 18: the utilisation chart marks where each owned or reserved pool pays off, worked
+/// out from the fixture's prices by hand, and nowhere else; the cost distribution starts at
+/// zero and gives each strategy's paired difference with the baseline, recomputed here from
+/// replications.csv; every chart has its provenance footer.
+#[test]
+fn issue_18_break_even_lines_paired_differences_and_provenance() {
+    let dir = copied_results("issue-18-charts", &[]);
+    let out = fleetsim(&["plot", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let texts =
+        |chart: &str| svg_texts(&fs::read_to_string(dir.join(format!("{chart}.svg"))).unwrap());
+
+    // dgx: F = (60,000 / 36 + 1,500) / (8 x 730.5) + 10.2 x 1.3 x 0.22 / 8 = 0.541867 + 0.364650
+    // = 0.906517 per GPU-hour, V = 0 (idle power is full power), u* = 0.906517 / 7.5 = 12.1 %.
+    // h100-reserved: 7.5 x (1 - 0.35) / 7.5 = 65 %.
+    let utilization = texts("pool_utilization");
+    let notes: Vec<&String> = utilization
+        .iter()
+        .filter(|t| t.contains("break-even"))
+        .collect();
+    assert_eq!(
+        notes.len(),
+        3,
+        "the legend, the reservation and the DGX: {utilization:?}"
+    );
+    assert!(
+        notes.iter().any(|t| t.ends_with("\u{b7} break-even 65 %")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|t| t.ends_with("\u{b7} break-even 12 %")),
+        "{notes:?}"
+    );
+    assert!(
+        !utilization.iter().any(|t| t.contains("usually pay off")),
+        "{utilization:?}"
+    );
+
+    // Paired differences: the mean of the per-replication differences to the baseline, with a
+    // Student-t interval (t(0.975, 4) = 2.776445 for 5 replications).
+    let mut costs: std::collections::BTreeMap<String, Vec<(u32, f64)>> = Default::default();
+    let mut reader = csv::Reader::from_path(dir.join("replications.csv")).unwrap();
+    for row in reader.deserialize::<std::collections::HashMap<String, String>>() {
+        let row = row.unwrap();
+        costs.entry(row["strategy"].clone()).or_default().push((
+            row["replication"].parse().unwrap(),
+            row["total_cost"].parse().unwrap(),
+        ));
+    }
+    let mut baseline = costs["cloud-on-demand"].clone();
+    baseline.sort_by_key(|r| r.0);
+    let distribution = texts("cost_distribution");
+    for strategy in ["reserved-burst", "hybrid-dgx-spot"] {
+        let mut own = costs[strategy].clone();
+        own.sort_by_key(|r| r.0);
+        let d: Vec<f64> = own.iter().zip(&baseline).map(|(a, b)| a.1 - b.1).collect();
+        assert_eq!(d.len(), 5);
+        let mean = d.iter().sum::<f64>() / 5.0;
+        let sd = (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 4.0).sqrt();
+        let half = 2.776_445 * sd / 5f64.sqrt();
+        let expected = fleetsim::format::money_difference(mean, mean - half, mean + half, "EUR");
+        assert!(
+            distribution
+                .iter()
+                .filter(|t| t.starts_with(&expected))
+                .count()
+                >= 1,
+            "{strategy}: no note starts with {expected:?}: {distribution:?}"
+        );
+    }
+    assert!(
+        distribution.iter().any(|t| t == "0"),
+        "money axis from zero: {distribution:?}"
+    );
+
+    for chart in CHARTS {
+        let footer = texts(chart);
+        assert!(
+            footer.iter().any(|t| t.starts_with(
+                "Scenario chart-fixture \u{b7} seed 7 \u{b7} 5 replications \u{b7} fleetsim "
+            )),
+            "{chart}: {footer:?}"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

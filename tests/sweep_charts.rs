@@ -132,10 +132,13 @@ fn a_two_parameter_grid_gets_a_frontier_a_chart_per_parameter_and_a_heatmap() {
         texts.iter().any(|t| t.contains("p95 wait 2.00 h")),
         "{texts:?}"
     );
+    assert!(texts.iter().any(|t| t.contains("(k EUR)")), "{texts:?}");
+    // Issue 18: the cloud strategy, which neither parameter changes, is one dot counted nine
+    // times; every other dot is labelled with its values (nodes, burst_after_wait_h).
+    assert!(texts.iter().any(|t| t == "cloud \u{d7}9"), "{texts:?}");
+    assert!(texts.iter().any(|t| t == "2, 1"), "{texts:?}");
     assert!(
-        texts
-            .iter()
-            .any(|t| t.contains("thousand EUR") || t.contains("(EUR)")),
+        texts.iter().any(|t| t.contains("whiskers: 95 %")),
         "{texts:?}"
     );
     assert_strategy_colours(&out, "sweep_frontier");
@@ -143,18 +146,22 @@ fn a_two_parameter_grid_gets_a_frontier_a_chart_per_parameter_and_a_heatmap() {
         &out,
         "sweep_total_cost_by_pool.dgx.nodes",
         &[
-            "pool.dgx.nodes (nodes)",
+            "Nodes in the pool dgx (nodes)",
             "burst_after_wait_h = 0",
             "95 % confidence",
         ],
     );
-    // Thousands separators on the money axis.
-    assert!(texts.iter().any(|t| t.contains(",000")), "{texts:?}");
+    // Money in k EUR; the cloud strategy, untouched by the nodes, drawn once as a reference.
+    assert!(texts.iter().any(|t| t == "k EUR"), "{texts:?}");
+    assert!(
+        texts.iter().any(|t| t.starts_with("cloud (not changed by")),
+        "{texts:?}"
+    );
     assert_strategy_colours(&out, "sweep_total_cost_by_pool.dgx.nodes");
     assert_drawn(
         &out,
         "sweep_wait_p95_h_by_strategy.hybrid.burst_after_wait_h",
-        &["hours", "p95 wait against burst_after_wait_h"],
+        &["hours", "p95 wait against burst threshold, strategy hybrid"],
     );
     // The heatmap: a panel for the hybrid strategy, whose cost changes over the plane, with the
     // value in each cell; the cloud strategy's cost is the same everywhere and named in the
@@ -163,15 +170,16 @@ fn a_two_parameter_grid_gets_a_frontier_a_chart_per_parameter_and_a_heatmap() {
         &out,
         "sweep_total_cost_heatmap",
         &[
-            "pool.dgx.nodes",
-            "strategy.hybrid.burst_after_wait_h",
+            "Nodes in the pool dgx (nodes)",
+            "Burst threshold, strategy hybrid (hours)",
             "the same everywhere",
         ],
     );
+    // Cells in k EUR ("66", "42"), the colour bar's ticks too ("40", "50", "60").
     let cells = texts
         .iter()
-        .filter(|t| t.chars().all(|c| c.is_ascii_digit() || c == ','))
-        .filter(|t| t.len() >= 6)
+        .filter(|t| t.chars().all(|c| c.is_ascii_digit()))
+        .filter(|t| t.len() >= 2)
         .count();
     assert!(cells >= 9, "a value in each of the 9 cells: {texts:?}");
     fs::remove_dir_all(&dir).unwrap();
@@ -193,7 +201,26 @@ fn a_one_parameter_sweep_has_no_heatmap() {
     assert_drawn(
         &out,
         "sweep_total_cost_by_pool.dgx.nodes",
-        &["pool.dgx.nodes (nodes)", "Total cost over 2 months"],
+        &[
+            "Nodes in the pool dgx (nodes)",
+            "total cost over 2 months, amortised",
+        ],
+    );
+    // Issue 18: the one-row grid's cost chart gives the paired difference of each point to
+    // the strategy's cheapest; the provenance footer says what made the chart.
+    let texts = assert_drawn(
+        &out,
+        "sweep_total_cost_by_pool.dgx.nodes",
+        &[
+            "Paired difference to each strategy",
+            "cloud (not changed by nodes)",
+        ],
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("Scenario tiny-sweep (sweep, 4 points) \u{b7} seed 7 \u{b7} 2 replications \u{b7} fleetsim ")),
+        "{texts:?}"
     );
     assert_drawn(
         &out,

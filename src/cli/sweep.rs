@@ -183,13 +183,21 @@ pub(super) fn merge(args: MergeArgs, command_line: Vec<String>, signals: &Signal
 /// The sweep's charts, drawn from the `sweep.json` and `sweep.csv` just written, exactly as
 /// `fleetsim plot` would draw them.
 fn draw_charts(out: &Path, signals: &Signals) -> Result<Vec<PathBuf>> {
-    output::charts::sweep::draw_all_until(out, &signals.stop).with_context(|| {
+    let charts = output::charts::sweep::draw_all_until(out, &signals.stop).with_context(|| {
         let why = signals.why();
         format!(
             "{why}the sweep's files are written but its charts are not; try `fleetsim plot {}`",
             out.display()
         )
-    })
+    })?;
+    output::report::write(out, &signals.stop).with_context(|| {
+        let why = signals.why();
+        format!(
+            "{why}the sweep's files and charts are written but report.html is not; try `fleetsim report {}`",
+            out.display()
+        )
+    })?;
+    Ok(charts)
 }
 
 /// The best points on stdout; what was done and where on stderr.
@@ -198,7 +206,10 @@ fn report(info: &SweepInfo, outcome: &Outcome, out: &Path, charts: usize) {
     let run = &outcome.invocation;
     let charts = match charts {
         0 => String::new(),
-        n => format!(", {n} chart files (PNG, SVG)"),
+        n => format!(
+            ", {n} chart files (PNG, SVG), {}",
+            output::report::FILE_NAME
+        ),
     };
     let what = match &outcome.shard {
         Some(shard) => format!(

@@ -65,11 +65,9 @@ fn slowest_workload(aggregates: &Aggregates, strategy: &str) -> String {
 
 /// The share of service demand (GPU-hours) left unserved under `strategy`, of one service or
 /// of all; NaN without demand.
-fn unserved_share(aggregates: &Aggregates, strategy: &str, service: Option<&str>) -> f64 {
+fn unserved_share(rows: &[GroupSummaryRow], strategy: &str, service: Option<&str>) -> f64 {
     let sum = |metric: &str| -> f64 {
-        aggregates
-            .services
-            .iter()
+        rows.iter()
             .filter(|r| r.strategy == strategy && r.metric == metric)
             .filter(|r| service.is_none_or(|s| r.group == s))
             .map(|r| r.mean)
@@ -152,7 +150,7 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
                 row.insert(5, slowest_workload(aggregates, name));
             }
             if services {
-                let share = unserved_share(aggregates, name, None);
+                let share = unserved_share(&aggregates.services, name, None);
                 row.insert(row.len() - 1, percent_fine(share));
             }
             if deadlines {
@@ -298,13 +296,24 @@ fn versus_baseline(config: &Config, summary: &[SummaryRow], s: usize) -> String 
     format!("{sign}{}{share}{significant}", thousands(d.mean, 0))
 }
 
-/// The notes under the table: unfinished work and lower-bound waits, starving jobs, too few
-/// replications.
-fn notes(config: &Config, aggregates: &Aggregates) -> String {
-    let summary = &aggregates.summary;
-    let mut out = String::new();
-    for strategy in &config.strategies {
-        let name = &strategy.name;
+/// What the notes under the summary are worked out from: names and rows, so that the notes of
+/// a result folder (`report.html`) are those the terminal showed.
+pub struct NoteInput<'a> {
+    pub strategies: Vec<&'a str>,
+    pub workloads: Vec<&'a str>,
+    pub services: Vec<&'a str>,
+    pub replications: u32,
+    pub summary: &'a [SummaryRow],
+    pub workload_rows: &'a [GroupSummaryRow],
+    pub service_rows: &'a [GroupSummaryRow],
+}
+
+/// The notes under the table, without their "note: ": unfinished work and lower-bound waits,
+/// starving jobs, unserved demand, too few replications.
+pub fn notes_of(input: &NoteInput<'_>) -> Vec<String> {
+    let summary = input.summary;
+    let mut out = Vec::new();
+    for &name in &input.strategies {
         let arrived = mean_of(summary, name, "jobs_arrived");
         let share = mean_of(summary, name, "jobs_unfinished") / arrived;
         let unstarted = mean_of(summary, name, "jobs_unstarted") / arrived;
@@ -312,62 +321,74 @@ fn notes(config: &Config, aggregates: &Aggregates) -> String {
         // Jobs never started count with their waits up to the horizon: say how many, and that
         // the wait figures they reach are lower bounds.
         if share > 0.01 || bounded {
-            let _ = writeln!(
-                out,
-                "note: {:.1}% of the jobs of `{name}` are still queued or running at the horizon, {:.1}% never \
+            out.push(format!(
+                "{:.1}% of the jobs of `{name}` are still queued or running at the horizon, {:.1}% never \
                  started; waits of jobs never started count up to the horizon, so waits marked >= are lower bounds",
                 100.0 * share,
                 100.0 * unstarted,
-            );
+            ));
         }
         if let Some(found) = starving(summary, name) {
-            let _ = writeln!(
-                out,
-                "note: under `{name}` {} job(s) per replication never started and the longest wait is {} against a \
+            out.push(format!(
+                "under `{name}` {} job(s) per replication never started and the longest wait is {} against a \
                  p95 of {}: a few jobs starve{} (jobs_unstarted and wait_max_h in workloads.csv)",
                 job_count(found.jobs_unstarted),
                 hours(found.wait_max_h),
                 hours(found.wait_p95_h),
-                most_unstarted(config, aggregates, name),
-            );
+                most_unstarted(input, name),
+            ));
         }
     }
-    for strategy in &config.strategies {
-        for service in &config.services {
-            let (name, service_name) = (&strategy.name, &service.name);
-            let share = unserved_share(aggregates, name, Some(service_name));
+    for &name in &input.strategies {
+        for &service_name in &input.services {
+            let share = unserved_share(input.service_rows, name, Some(service_name));
             if share > 0.01 {
-                let met = group_mean(&aggregates.services, name, service_name, "met_share");
-                let _ = writeln!(
-                    out,
-                    "note: under `{name}` service `{service_name}` leaves {} of its demand unserved (fully met in {} of the hours); see services.csv",
+                let met = group_mean(input.service_rows, name, service_name, "met_share");
+                out.push(format!(
+                    "under `{name}` service `{service_name}` leaves {} of its demand unserved (fully met in {} of the hours); see services.csv",
                     percent_fine(share),
                     percent(met),
-                );
+                ));
             }
         }
     }
-    let replications = config.replications;
+    let replications = input.replications;
     if replications < 10 {
-        let _ = writeln!(
-            out,
-            "note: {replications} replication(s) give wide intervals; try --replications 30"
-        );
+        out.push(format!(
+            "{replications} replication(s) give wide intervals; try --replications 30"
+        ));
+    }
+    out
+}
+
+fn notes(config: &Config, aggregates: &Aggregates) -> String {
+    let input = NoteInput {
+        strategies: config.strategies.iter().map(|s| s.name.as_str()).collect(),
+        workloads: config.workloads.iter().map(|w| w.name.as_str()).collect(),
+        services: config.services.iter().map(|s| s.name.as_str()).collect(),
+        replications: config.replications,
+        summary: &aggregates.summary,
+        workload_rows: &aggregates.workloads,
+        service_rows: &aggregates.services,
+    };
+    let mut out = String::new();
+    for note in notes_of(&input) {
+        let _ = writeln!(out, "note: {note}");
     }
     out
 }
 
 /// ", most of them in workload `wide` (88 of its 90 jobs)", for the workload with the most jobs
 /// never started; empty with one workload.
-fn most_unstarted(config: &Config, aggregates: &Aggregates, strategy: &str) -> String {
-    if config.workloads.len() < 2 {
+fn most_unstarted(input: &NoteInput<'_>, strategy: &str) -> String {
+    if input.workloads.len() < 2 {
         return String::new();
     }
-    let of = |w: &str, metric: &str| group_mean(&aggregates.workloads, strategy, w, metric);
-    config
+    let of = |w: &str, metric: &str| group_mean(input.workload_rows, strategy, w, metric);
+    input
         .workloads
         .iter()
-        .map(|w| (w.name.as_str(), of(&w.name, "jobs_unstarted")))
+        .map(|w| (*w, of(w, "jobs_unstarted")))
         .filter(|(_, n)| *n > 0.0)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map_or(String::new(), |(w, n)| {

@@ -7,10 +7,13 @@
 
 mod check;
 mod config;
+pub mod economics;
 pub mod file;
 mod lines;
 pub mod names;
 mod overrides;
+pub mod schema;
+pub mod templates;
 pub mod trace;
 
 use std::collections::BTreeSet;
@@ -169,6 +172,9 @@ pub fn load_text_with(
     ));
     if !issues.is_empty() {
         return Err(invalid(issues));
+    }
+    if checked.resolved.description.is_none() {
+        checked.resolved.description = leading_comment(text);
     }
     Ok(Loaded {
         config: checked.config,
@@ -534,6 +540,30 @@ fn snippet(text: &str, line: usize, column: usize, written: &str) -> String {
     )
 }
 
+/// Characters of a description taken from a file's comments, at most.
+const DESCRIPTION_CHARS_MAX: usize = 4000;
+
+/// The comment block a scenario file starts with (its `#:schema` line left out), without the
+/// `#` marks: the default `description`, the question the scenario answers. None when the
+/// file starts with no comment.
+fn leading_comment(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_start)
+        .filter(|line| !line.starts_with("#:schema"))
+        .take_while(|line| line.starts_with('#'))
+        .map(|line| {
+            let line = line.trim_start_matches('#');
+            line.strip_prefix(' ').unwrap_or(line).trim_end()
+        })
+        .collect();
+    let block = lines.join("\n").trim().to_string();
+    if block.is_empty() {
+        return None;
+    }
+    Some(block.chars().take(DESCRIPTION_CHARS_MAX).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -663,5 +693,23 @@ mod tests {
             error.contains("  2 | horizon_months = 1 2\n    |                  ^"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn the_leading_comment_is_the_default_description() {
+        let text = "#:schema ../docs/scenario.schema.json\n# q: buy or rent?\n#\n#   - a list\nname = \"x\"\n# not this\n";
+        assert_eq!(
+            leading_comment(text).as_deref(),
+            Some("q: buy or rent?\n\n  - a list")
+        );
+        assert_eq!(leading_comment("name = \"x\"\n# late\n"), None);
+        assert_eq!(leading_comment("#\n#\n"), None);
+        let loaded = load_default(&[]).unwrap();
+        let description = loaded.resolved.description.unwrap();
+        assert!(
+            description.starts_with("hybrid-vs-cloud: the built-in default"),
+            "{description}"
+        );
+        assert!(description.contains("A mid-size ML team"), "{description}");
     }
 }

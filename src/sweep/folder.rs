@@ -187,7 +187,8 @@ fn clear(dir: &Path) -> Result<(), SweepError> {
             || name == SWEEP_CSV
             || (name.starts_with("invocation") && name.ends_with(".json"))
             || (name.starts_with("shard-") && name.ends_with(".json"))
-            || output::charts::sweep::is_chart_file(&name);
+            || output::charts::sweep::is_chart_file(&name)
+            || name == output::report::FILE_NAME;
         if ours && entry.path().is_file() {
             output::remove(&entry.path())?;
         }

@@ -1,6 +1,9 @@
 //! The risk view: how total cost spreads over the replications, per strategy, as box plots
-//! with every replication as a dot, amortised view above cash view; the baseline's median is
-//! a dashed line and each box says how far its median lies from it.
+//! with every replication as a dot, amortised view above cash view, on money axes that start
+//! at zero (so that lengths compare). The baseline's median is a dashed line, and each box
+//! gives its paired difference with the baseline (`total_cost_vs_baseline` and
+//! `total_cost_cash_vs_baseline` of summary.csv: the mean of the per-replication differences,
+//! over the same jobs) with its 95 % interval.
 
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
@@ -55,11 +58,10 @@ pub fn draw<DB: DrawingBackend>(
         })
         .collect();
     let extent = style::extent(values.iter().flatten().flatten().copied());
-    // Room on the right for the "vs baseline" notes.
-    let span = (extent.end - extent.start)
-        .max(extent.end.abs() * 0.05)
-        .max(1.0);
-    let x_range = (extent.start - span * 0.06)..(extent.end + span * 0.22);
+    // From zero (issue 18: a break in the axis made 4.4 M look like a fifth of 9.4 M), with
+    // room on the right for the notes.
+    let top = extent.end.max(1.0);
+    let x_range = extent.start.min(0.0)..(top * 1.12);
     let money = MoneyAxis::new(&x_range, &meta.currency);
 
     // The first strategy at the top: slot n - 1 - idx.
@@ -118,15 +120,21 @@ pub fn draw<DB: DrawingBackend>(
                 style::INK.stroke_width(2),
             )))?;
         }
+        let metric = match view {
+            CostView::Amortised => "total_cost_vs_baseline",
+            CostView::Cash => "total_cost_cash_vs_baseline",
+        };
+        let total = match view {
+            CostView::Amortised => "total_cost",
+            CostView::Cash => "total_cost_cash",
+        };
+        let baseline_mean = results.summary_of(baseline, total).map(|r| r.mean);
         for (idx, strategy_values) in values.iter().enumerate() {
             let slot = (n - 1 - idx) as f64;
-            let note = match baseline_median {
-                Some(base) if Some(idx) != baseline_idx && base > 0.0 => {
-                    let median = quantile(&strategy_values[view_idx], 0.5);
-                    let change = (median / base - 1.0) * 100.0;
-                    change
-                        .is_finite()
-                        .then(|| format!("{}{:.0} % vs baseline", sign(change), change.abs()))
+            let strategy = &results.strategies[idx];
+            let note = match results.summary_of(strategy, metric) {
+                Some(row) if Some(idx) != baseline_idx => {
+                    Some(difference_note(row, baseline_mean, &meta.currency))
                 }
                 _ => None,
             };
@@ -143,9 +151,33 @@ pub fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A minus sign that typesets as one (U+2212), or a plus.
-fn sign(value: f64) -> &'static str {
-    if value.round() < 0.0 { "\u{2212}" } else { "+" }
+/// "−4.91 M EUR (95 % CI −4.93 to −4.88 M), −52 %": the paired difference with the
+/// baseline, its interval and its share of the baseline's mean; "not significant" when the
+/// interval holds zero.
+fn difference_note(
+    row: &crate::records::SummaryRow,
+    baseline_mean: Option<f64>,
+    currency: &str,
+) -> String {
+    let mut note = crate::format::money_difference(row.mean, row.ci95_low, row.ci95_high, currency);
+    if !note.starts_with('\u{2212}') && row.mean > 0.0 {
+        note.insert(0, '+');
+    }
+    if let Some(base) = baseline_mean.filter(|b| *b > 0.0) {
+        let change = row.mean / base * 100.0;
+        if change.is_finite() {
+            let sign = if change.round() < 0.0 {
+                "\u{2212}"
+            } else {
+                "+"
+            };
+            note.push_str(&format!(", {sign}{:.0} %", change.abs()));
+        }
+    }
+    if row.ci95_low <= 0.0 && row.ci95_high >= 0.0 {
+        note.push_str(", not significant");
+    }
+    note
 }
 
 fn draw_box<DB: DrawingBackend>(

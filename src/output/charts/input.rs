@@ -28,6 +28,21 @@ pub struct RunMeta {
     /// cash view against the baseline, or null.
     #[serde(default)]
     pub break_even_month: Vec<Option<String>>,
+    /// For the charts' provenance line (absent from hand-made folders).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub fleetsim_version: String,
+    /// The resolved scenario: the pools' prices, for their break-even utilisation.
+    #[serde(default)]
+    pub scenario: serde_json::Value,
+    /// For the report: how the run was made and what it warned of.
+    #[serde(default)]
+    pub command_line: Vec<String>,
+    #[serde(default)]
+    pub scenario_source: String,
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// Everything a result folder holds that the charts draw.
@@ -184,6 +199,24 @@ impl Results {
         names
     }
 
+    /// The provenance line at the foot of every chart.
+    pub fn provenance(&self) -> String {
+        super::style::provenance(
+            &self.meta.scenario_name,
+            self.meta.seed,
+            self.meta.replications,
+            &self.meta.fleetsim_version,
+        )
+    }
+
+    /// The break-even utilisation of each owned or reserved pool, from the prices in
+    /// run.json's resolved scenario (none when it holds no scenario this version reads).
+    pub fn break_evens(&self) -> Vec<crate::scenario::economics::BreakEven> {
+        serde_json::from_value::<crate::scenario::ScenarioFile>(self.meta.scenario.clone())
+            .map(|file| crate::scenario::economics::break_evens(&file))
+            .unwrap_or_default()
+    }
+
     /// The month index of `month` (YYYY-MM), if the results cover it.
     pub fn month_idx(&self, month: &str) -> Option<usize> {
         self.months.iter().position(|m| m == month)
@@ -239,7 +272,7 @@ impl Results {
     }
 }
 
-fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ChartError> {
+pub(crate) fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ChartError> {
     let csv_error = |source| ChartError::Csv {
         path: path.to_path_buf(),
         source,

@@ -26,6 +26,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use rayon::prelude::*;
 
+pub(crate) use input::read_csv;
 pub use input::{INPUT_FILES, Results, RunMeta};
 use style::{DrawResult, HEIGHT_PX, WIDTH_PX};
 
@@ -165,7 +166,7 @@ impl Chart {
                     style::months(months)
                 ),
                 format!(
-                    "Box: 25th to 75th percentile; thick line: median; whiskers: 5th to 95th percentile; dots: the {replications}"
+                    "Box: 25th to 75th percentile; thick line: median; whiskers: 5th to 95th percentile; dots: the {replications}. Beside each box: its paired difference with the baseline (mean over the same jobs) and 95 % interval"
                 ),
             ),
             Chart::CostVsWait => (
@@ -218,7 +219,7 @@ impl Chart {
     ) -> DrawResult<(), DB> {
         let (title, subtitle) = self.heading(results);
         let title = format!("{title} — {}", results.meta.scenario_name);
-        let area = style::header(root, &title, &subtitle)?;
+        let area = style::header(root, &title, &subtitle, &results.provenance())?;
         match self {
             Chart::CumulativeCost => cumulative_cost::draw(&area, results),
             Chart::MonthlyCost => monthly_cost::draw(&area, results),

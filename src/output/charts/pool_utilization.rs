@@ -1,6 +1,8 @@
 //! Utilisation per pool (busy / paid GPU-hours over the horizon, from `pools.csv`): a bar per
 //! pool with the mean over the replications and a 5th..95th percentile whisker, grouped under
-//! each strategy's name.
+//! each strategy's name. Each owned or reserved pool carries its break-even utilisation (from
+//! the scenario's prices in run.json, see [`crate::scenario::economics`]): a dashed mark across
+//! its bar, named beside its value.
 
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
@@ -20,17 +22,21 @@ enum Slot {
         label: String,
         /// Mean, p5, p95 of the utilisation; None when the pool paid for no GPU-hours.
         utilization: Option<(f64, f64, f64)>,
+        /// Owned and reserved pools: the utilisation above which the pool costs less than
+        /// its GPU-hours on demand (infinite: never).
+        break_even: Option<f64>,
     },
 }
 
-/// Average utilisation above which owned GPUs usually pay off (DESIGN.md's market facts).
-const ON_PREM_PAYS_OFF: f64 = 0.6;
+/// Where the x axis ends: a little past 100 % for the value labels.
+const X_END: f64 = 1.13;
 
 fn pool_type_label(pool_type: &str) -> String {
     pool_type.replace('_', "-")
 }
 
 fn slots(results: &Results) -> Vec<Slot> {
+    let break_evens = results.break_evens();
     let mut slots = Vec::new();
     for (strategy_idx, strategy) in results.strategies.iter().enumerate() {
         slots.push(Slot::Strategy(strategy_idx));
@@ -57,14 +63,40 @@ fn slots(results: &Results) -> Vec<Slot> {
                     quantile(&values, 0.95),
                 )
             });
+            let owned = rows
+                .first()
+                .is_some_and(|r| r.pool_type == "on_prem" || r.pool_type == "reserved");
+            let break_even = break_evens
+                .iter()
+                .find(|b| b.pool == pool)
+                .and_then(|b| b.utilization)
+                .filter(|_| owned);
             slots.push(Slot::Pool {
                 strategy_idx,
                 label,
                 utilization,
+                break_even,
             });
         }
     }
     slots
+}
+
+/// Whether some break-even is worked out at prices that later change.
+fn break_evens_change(results: &Results) -> bool {
+    results
+        .break_evens()
+        .iter()
+        .any(|b| b.utilization.is_some() && b.prices_change)
+}
+
+/// What follows a pool's utilisation: where it breaks even.
+fn break_even_note(u: f64) -> String {
+    if u > 1.0 {
+        " \u{b7} never pays off against on-demand".to_string()
+    } else {
+        format!(" \u{b7} break-even {:.0} %", u * 100.0)
+    }
 }
 
 /// Draws the chart on `area`, below its heading on `root` (labels go at pixel positions).
@@ -73,17 +105,30 @@ pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     results: &Results,
 ) -> DrawResult<(), DB> {
-    let has_on_prem = results.pools.iter().any(|r| r.pool_type == "on_prem");
+    let slots = slots(results);
+    let any_break_even = slots.iter().any(|s| {
+        matches!(
+            s,
+            Slot::Pool {
+                break_even: Some(_),
+                ..
+            }
+        )
+    });
     let mut items = Vec::new();
-    if has_on_prem {
+    if any_break_even {
+        let prices = if break_evens_change(results) {
+            "at the prices of the start, which change later"
+        } else {
+            "at the scenario's prices"
+        };
         items.push(LegendItem::new(
-            "60 %: above it, owned GPUs usually pay off",
-            Swatch::Dashed(style::MUTED),
+            format!("break-even: above it, cheaper than its busy GPU-hours on demand ({prices})"),
+            Swatch::Dashed(style::INK),
         ));
     }
     let area = style::legend(area, &items)?;
 
-    let slots = slots(results);
     let n = slots.len();
     let tick_style = font(style::TICK_PX);
     let mut label_w = 0;
@@ -94,7 +139,7 @@ pub fn draw<DB: DrawingBackend>(
     }
     // Slot k from the top sits at n - 1 - k on the axis.
     let y_axis = IndexAxis::every(vec![String::new(); n]);
-    let x_range = 0.0..1.13;
+    let x_range = 0.0..X_END;
     let mut chart = ChartBuilder::on(&area)
         .margin_left(16)
         .margin_right(50)
@@ -117,14 +162,6 @@ pub fn draw<DB: DrawingBackend>(
         .x_desc("Utilisation: busy / paid GPU-hours")
         .draw()?;
 
-    if has_on_prem {
-        chart.draw_series(std::iter::once(DashedPathElement::new(
-            vec![(ON_PREM_PAYS_OFF, -0.5), (ON_PREM_PAYS_OFF, n as f64 - 0.5)],
-            10,
-            7,
-            style::MUTED.stroke_width(2),
-        )))?;
-    }
     let (plot_x, _) = chart.plotting_area().get_pixel_range();
     let panel_left = area.get_base_pixel().0 + 16;
     for (k, slot) in slots.iter().enumerate() {
@@ -144,6 +181,7 @@ pub fn draw<DB: DrawingBackend>(
                 strategy_idx,
                 label,
                 utilization,
+                break_even,
             } => {
                 root.draw(&Text::new(
                     label.clone(),
@@ -173,10 +211,25 @@ pub fn draw<DB: DrawingBackend>(
                     PathElement::new(vec![(p5, y - 0.16), (p5, y + 0.16)], whisker),
                     PathElement::new(vec![(p95, y - 0.16), (p95, y + 0.16)], whisker),
                 ])?;
-                let right = u_mean.max(p95);
+                let mut right = u_mean.max(p95);
+                let mut note = format!("{:.0} %", u_mean * 100.0);
+                if let Some(u) = *break_even {
+                    // The note starts right of the mark, so the mark never crosses it.
+                    if u <= X_END {
+                        right = right.max(u);
+                    }
+                    note.push_str(&break_even_note(u));
+                    if u <= X_END {
+                        chart.draw_series(std::iter::once(DashedPathElement::new(
+                            vec![(u, y - 0.45), (u, y + 0.45)],
+                            6,
+                            4,
+                            style::INK.stroke_width(3),
+                        )))?;
+                    }
+                }
                 chart.draw_series(std::iter::once(
-                    EmptyElement::at((right, y))
-                        + Text::new(format!("{:.0} %", u_mean * 100.0), (12, 0), note_style),
+                    EmptyElement::at((right, y)) + Text::new(note, (12, 0), note_style),
                 ))?;
             }
         }

@@ -51,6 +51,10 @@ pub const AXIS_PX: u32 = 27;
 pub const TICK_PX: u32 = 24;
 pub const LEGEND_PX: u32 = 26;
 pub const NOTE_PX: u32 = 23;
+/// The provenance line at the bottom of every chart.
+pub const FOOTER_PX: u32 = 18;
+/// Height kept free at the bottom for it.
+const FOOTER_ROOM_PX: i32 = 34;
 
 pub const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
 pub const MUTED: RGBColor = RGBColor(0x5F, 0x5F, 0x5F);
@@ -117,14 +121,26 @@ pub type DrawResult<T, DB> = Result<T, DrawingAreaErrorKind<<DB as DrawingBacken
 /// Left and right margin of headers and legends, in pixels.
 pub const MARGIN_PX: i32 = 36;
 
-/// Fills the canvas white, draws the title (smaller when a long scenario name would not fit)
-/// and the subtitle (wrapped onto more lines when needed) and returns the area below them.
+/// Fills the canvas white, draws the title (smaller when a long scenario name would not fit),
+/// the subtitle (wrapped onto more lines when needed) and the provenance `footer` in small
+/// muted type at the bottom, and returns the area between them.
 pub fn header<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     subtitle: &str,
+    footer: &str,
 ) -> DrawResult<DrawingArea<DB, Shift>, DB> {
     root.fill(&WHITE)?;
+    let (_, height) = root.dim_in_pixel();
+    root.draw(&Text::new(
+        footer.to_string(),
+        (MARGIN_PX, height as i32 - 10),
+        font(FOOTER_PX)
+            .color(&MUTED)
+            .pos(Pos::new(HPos::Left, VPos::Bottom)),
+    ))?;
+    let (root, _) = root.split_vertically(height as i32 - FOOTER_ROOM_PX);
+    let root = &root;
     let (width, _) = root.dim_in_pixel();
     let width_max = width - 2 * MARGIN_PX as u32;
     let mut title_px = TITLE_PX;
@@ -353,13 +369,14 @@ pub fn panel_grid(n: usize) -> (usize, usize) {
     }
 }
 
-/// A money axis: amounts shown in thousands or millions of the currency once they are large,
-/// with thousands separators and as many decimals as the tick step needs.
+/// A money axis: amounts shown in millions (M) or thousands (k) of the currency once they
+/// are large, the same scale on every tick and in the unit ("8 M EUR", never "8,000 thousand
+/// EUR"), with as many decimals as the tick step needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MoneyAxis {
     divisor: f64,
     decimals: usize,
-    /// "thousand EUR", "million EUR" or "EUR".
+    /// "M EUR", "k EUR" or "EUR".
     pub unit: String,
 }
 
@@ -367,10 +384,10 @@ impl MoneyAxis {
     /// For an axis over `range` (in the currency) with about ten ticks.
     pub fn new(range: &Range<f64>, currency: &str) -> Self {
         let largest = range.start.abs().max(range.end.abs());
-        let (divisor, scale) = if largest >= 1e8 {
-            (1e6, "million ")
-        } else if largest >= 1e5 {
-            (1e3, "thousand ")
+        let (divisor, scale) = if largest >= 1e6 {
+            (1e6, "M ")
+        } else if largest >= 1e4 {
+            (1e3, "k ")
         } else {
             (1.0, "")
         };
@@ -559,6 +576,20 @@ impl CostView {
     }
 }
 
+/// The provenance line of a chart: "hybrid-vs-cloud · seed 42 · 30 replications · fleetsim
+/// 0.1.0" (parts that are not known are left out).
+pub fn provenance(scenario: &str, seed: Option<u64>, replications: u32, version: &str) -> String {
+    let mut parts = vec![format!("Scenario {scenario}")];
+    if let Some(seed) = seed {
+        parts.push(format!("seed {seed}"));
+    }
+    parts.push(self::replications(replications));
+    if !version.is_empty() {
+        parts.push(format!("fleetsim {version}"));
+    }
+    parts.join(" \u{b7} ")
+}
+
 /// "1 replication", "30 replications".
 pub fn replications(n: u32) -> String {
     if n == 1 {
@@ -583,21 +614,30 @@ mod tests {
     use plotters::coord::ranged1d::{BoldPoints, LightPoints};
 
     #[test]
-    fn money_is_shown_in_thousands_or_millions_with_separators() {
+    fn money_is_shown_in_millions_or_thousands_on_one_scale() {
+        // Issue 18: "8 M EUR", not "8,000 thousand EUR".
         let axis = MoneyAxis::new(&(0.0..12_000_000.0), "EUR");
-        assert_eq!(axis.unit, "thousand EUR");
-        assert_eq!(axis.label(9_500_000.0), "9,500");
+        assert_eq!(axis.unit, "M EUR");
+        assert_eq!(axis.label(8_000_000.0), "8");
+        assert_eq!(axis.label(9_500_000.0), "10");
         let axis = MoneyAxis::new(&(0.0..2_500_000_000.0), "USD");
-        assert_eq!(axis.unit, "million USD");
+        assert_eq!(axis.unit, "M USD");
         assert_eq!(axis.label(1_250_000_000.0), "1,250");
+        let axis = MoneyAxis::new(&(0.0..500_000.0), "EUR");
+        assert_eq!(
+            (axis.unit.as_str(), axis.label(350_000.0)),
+            ("k EUR", "350".into())
+        );
         let axis = MoneyAxis::new(&(0.0..5_000.0), "EUR");
         assert_eq!(
             (axis.unit.as_str(), axis.label(4_500.0)),
             ("EUR", "4,500".into())
         );
-        // A narrow range in thousands needs decimals to tell its ticks apart.
+        // A narrow range needs decimals to tell its ticks apart.
         let axis = MoneyAxis::new(&(4_400_000.0..4_405_000.0), "EUR");
-        assert_eq!(axis.label(4_402_500.0), "4,402.5");
+        assert_eq!(axis.label(4_402_500.0), "4.4025");
+        let axis = MoneyAxis::new(&(0.0..9_000_000.0), "EUR");
+        assert_eq!(axis.label(4_500_000.0), "4.5");
     }
 
     #[test]

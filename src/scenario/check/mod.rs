@@ -11,6 +11,8 @@ mod distributions;
 mod estimates;
 mod money;
 mod pools;
+
+pub(crate) use pools::typed_fields;
 mod services;
 mod spot;
 mod strategies;

@@ -125,6 +125,14 @@ const TYPED_FIELDS: [TypedField; 37] = [
     ("availability_markov", |p| p.availability_markov.is_some(), SPOT),
 ];
 
+/// Every field that some pool type does not take, with the types it applies to (for the
+/// JSON Schema, which refuses the rest as these checks do).
+pub(crate) fn typed_fields() -> impl Iterator<Item = (&'static str, &'static [PoolType])> {
+    TYPED_FIELDS
+        .iter()
+        .map(|(name, _, applies_to)| (*name, applies_to.types))
+}
+
 /// Reports each field written for a pool type it does not apply to.
 fn check_typed_fields(c: &mut Checker<'_>, pool: &PoolFile, at: &str) {
     let pool_type = pool.pool_type;

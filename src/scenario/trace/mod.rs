@@ -58,7 +58,19 @@ pub const JOB_GPUS_MAX: u32 = 1 << 20;
 pub const CENTURY_S: f64 = 100.0 * 365.25 * 86_400.0;
 
 /// The formats `trace_format` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Deserialize,
+    Serialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TraceFormat {
     /// fleetsim's own CSV: submit_time, duration_h or duration_s, gpus (+ optional columns).

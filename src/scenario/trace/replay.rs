@@ -25,7 +25,9 @@ use super::super::overrides::did_you_mean;
 use super::{ReadOptions, TimeZoneSpec, Trace, TraceError, TraceFormat, display_path, thousands};
 
 /// How replications use a trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Replay {
     /// The same jobs in every replication, shifted so the first arrives at `start`.

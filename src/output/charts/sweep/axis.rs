@@ -75,44 +75,9 @@ pub fn short_names(paths: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The unit of a field, from the naming rules of the scenario file (DESIGN.md: a unit in the
-/// name, or a plain count, fraction or amount of `currency`).
-pub fn unit_of(path: &str, currency: &str) -> Option<String> {
-    let segments: Vec<&str> = path.split('.').collect();
-    let field = *segments.last()?;
-    let parent = segments.len().checked_sub(2).map(|i| segments[i]);
-    let unit = match field {
-        "price_per_gpu_h" => format!("{currency} per GPU-hour"),
-        "capex_per_node" => format!("{currency} per node"),
-        "opex_per_node_month" => format!("{currency} per node and month"),
-        "electricity_per_kwh" => format!("{currency} per kWh"),
-        "power_kw_per_node" | "idle_power_kw_per_node" => "kW per node".into(),
-        "arrivals_per_day" => "jobs per day".into(),
-        "growth_per_month" => "fraction per month".into(),
-        "waves_per_month" | "episodes_per_month" => "per month".into(),
-        "nodes" | "max_nodes" => "nodes".into(),
-        "gpus_per_node" => "GPUs per node".into(),
-        "gpus" => "GPUs".into(),
-        "spot_fallback_after" => "preemptions".into(),
-        "purchase_month" | "start_month" => "month from start".into(),
-        "discount" | "residual_fraction" | "shortfall" | "wave_fraction" => "fraction".into(),
-        f if f.ends_with("_h") => "hours".into(),
-        f if f.ends_with("_months") => "months".into(),
-        f if f.ends_with("_days") => "days".into(),
-        f if f.ends_with("_s") => "seconds".into(),
-        f if f.ends_with("_kw") => "kW".into(),
-        f if f.ends_with("_kwh") => "kWh".into(),
-        // Parameters of a distribution take the unit of the field they describe
-        // (`duration_h.median`).
-        "median" | "p95" | "mean" | "min" | "max" | "value" | "scale"
-            if parent.is_some_and(|p| p.ends_with("_h")) =>
-        {
-            "hours".into()
-        }
-        _ => return None,
-    };
-    Some(unit)
-}
+/// The unit of a field, from its name (see [`crate::scenario::schema::unit_of`], which the
+/// scenario schema's `x-unit` uses too).
+pub use crate::scenario::schema::unit_of;
 
 /// The axis of a parameter: positions are [`super::input::Parameter::coordinate`]s (values,
 /// their logarithms, or slot indices), ticks say the values.

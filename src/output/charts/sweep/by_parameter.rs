@@ -9,6 +9,13 @@
 //! - A random or Latin hypercube sample has no two points that differ in one parameter only, so
 //!   lines would join unrelated points: each point is a dot, and the trend is the mean of the
 //!   dots in bins of the parameter (or per name).
+//!
+//! In a grid, a strategy the parameter cannot change (`SweepResults::relevant`) is drawn once,
+//! as a dashed reference line with its value, not as a line of identical points. The total
+//! cost chart of a one-row grid adds, under each panel, the question it is read for: how much
+//! dearer each value is than the strategy's cheapest one, as the paired difference over the
+//! same jobs (from the points' `replications.csv`) with its 95 % interval. The axis titles
+//! say what the parameter is in the words of the scenario schema.
 
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
@@ -28,6 +35,8 @@ const BINS_MAX: usize = 10;
 /// One strategy's value at one point of a panel.
 #[derive(Debug, Clone, Copy)]
 struct Mark {
+    /// Position of the point in `sweep.json`.
+    point: usize,
     x: f64,
     stat: Stat,
     /// More than [`UNFINISHED_NOTED`] of the jobs unfinished: drawn hollow.
@@ -65,6 +74,10 @@ pub fn draw<DB: DrawingBackend>(
         .flat_map(|p| p.marks.iter().flatten())
         .any(|m| m.unfinished);
     let mut subtitle = what;
+    // Above a strip of paired differences the y axis is too short for the horizon.
+    if metric == Metric::TotalCost && results.grid && style::panel_grid(panels.len()).0 == 1 {
+        subtitle.push_str(&format!("; total cost {}, amortised", results.horizon()));
+    }
     if any_unfinished {
         subtitle.push_str(
             "; hollow: more than 1 % of jobs unfinished at the end (waits of jobs never started count up to the end: lower bounds)",
@@ -76,10 +89,11 @@ pub fn draw<DB: DrawingBackend>(
         &format!(
             "{} against {} — {} sweep",
             title(metric),
-            parameter.name,
+            lower_first(&parameter.label),
             results.meta.scenario_name
         ),
         &subtitle,
+        &results.provenance(),
     )?;
     let swatch = |idx: usize| {
         let color = strategy_color(idx);
@@ -89,11 +103,21 @@ pub fn draw<DB: DrawingBackend>(
             (false, _) => Swatch::Line(color),
         }
     };
+    let reference = |idx: usize| results.grid && !results.relevant[idx][x];
     let mut items: Vec<LegendItem> = results
         .strategies
         .iter()
         .enumerate()
-        .map(|(idx, name)| LegendItem::new(name, swatch(idx)))
+        .map(|(idx, name)| {
+            if reference(idx) {
+                LegendItem::new(
+                    format!("{name} (not changed by {})", parameter.name),
+                    Swatch::Dashed(strategy_color(idx)),
+                )
+            } else {
+                LegendItem::new(name, swatch(idx))
+            }
+        })
         .collect();
     if any_unfinished {
         items.push(LegendItem::new(
@@ -106,6 +130,18 @@ pub fn draw<DB: DrawingBackend>(
     draw_panels(&area, results, metric, x, &panels)
 }
 
+/// "Nodes in the pool dgx" as it reads inside a sentence: "nodes in the pool dgx" (an
+/// acronym such as "PUE" or "GPUs" keeps its capitals).
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_uppercase() && second.is_lowercase() => {
+            first.to_lowercase().chain(text.chars().skip(1)).collect()
+        }
+        _ => text.to_string(),
+    }
+}
+
 /// Per strategy, its marks at `points`, in order along the axis of parameter `x`.
 fn marks(results: &SweepResults, metric: Metric, x: usize, points: &[usize]) -> Vec<Vec<Mark>> {
     let parameter = &results.parameters[x];
@@ -115,6 +151,7 @@ fn marks(results: &SweepResults, metric: Metric, x: usize, points: &[usize]) -> 
                 .iter()
                 .filter_map(|&p| {
                     Some(Mark {
+                        point: p,
                         x: parameter.coordinate(parameter.level_of[p]),
                         stat: results.stat(metric, s, p)?,
                         unfinished: results.unfinished(s, p) > UNFINISHED_NOTED,
@@ -269,7 +306,22 @@ fn draw_panels<DB: DrawingBackend>(
         Some(cell) => parameter.title_within(cell, cell.dim_in_pixel().0.saturating_sub(160))?,
         None => (parameter.title(), style::AXIS_PX),
     };
+    let references: Vec<bool> = (0..results.strategies.len())
+        .map(|s| results.grid && !results.relevant[s][x])
+        .collect();
     for (panel, cell) in panels.iter().zip(&cells) {
+        let paired = (metric == Metric::TotalCost && results.grid && rows == 1)
+            .then(|| paired_differences(results, panel, &references))
+            .flatten();
+        let (cell, strip) = match &paired {
+            Some(_) => {
+                let height = cell.dim_in_pixel().1;
+                let (upper, lower) = cell.split_vertically(height * 62 / 100);
+                (upper, Some(lower))
+            }
+            None => (cell.clone(), None),
+        };
+        let cell = &cell;
         let mut builder = ChartBuilder::on(cell);
         if !panel.caption.is_empty() {
             let (caption, caption_style) = style::panel_caption(cell, &panel.caption, INK)?;
@@ -290,10 +342,17 @@ fn draw_panels<DB: DrawingBackend>(
             .y_labels(if rows > 1 { 6 } else { 9 })
             .x_label_formatter(&|position| axis.label(*position))
             .y_label_formatter(&|y| y_label(*y))
-            .x_desc(x_title.clone())
+            // With the paired strip below, it carries the parameter's title.
+            .x_desc(if strip.is_some() {
+                String::new()
+            } else {
+                x_title.clone()
+            })
             // A long rotated title would not fit the height of a panel in a grid.
-            .y_desc(if rows == 1 {
+            .y_desc(if rows == 1 && strip.is_none() {
                 y_title.clone()
+            } else if rows == 1 {
+                format!("{} ({})", title(metric), money.unit)
             } else {
                 match metric {
                     Metric::TotalCost => money.unit.clone(),
@@ -302,15 +361,189 @@ fn draw_panels<DB: DrawingBackend>(
             })
             .draw()?;
         let n_strategies = results.strategies.len();
+        if results.grid {
+            draw_references(
+                &mut chart,
+                results,
+                &panel.marks,
+                &references,
+                |y| match metric {
+                    Metric::TotalCost => crate::format::money(y, &results.meta.currency),
+                    _ => format!("{} h", style::number_label(y, &y_range)),
+                },
+            )?;
+        }
+        let shown: Vec<Vec<Mark>> = panel
+            .marks
+            .iter()
+            .zip(&references)
+            .map(|(marks, &reference)| if reference { Vec::new() } else { marks.clone() })
+            .collect();
         match (results.grid, categorical) {
-            (true, false) => draw_lines(&mut chart, &panel.marks)?,
-            (true, true) => draw_whiskers(&mut chart, &panel.marks, n_strategies)?,
+            (true, false) => draw_lines(&mut chart, &shown)?,
+            (true, true) => draw_whiskers(&mut chart, &shown, n_strategies)?,
             (false, _) => {
                 let bins = bins(parameter.levels.len(), results.n_points());
                 let range = axis_range(&chart);
                 draw_sample(&mut chart, &panel.marks, categorical, bins, range)?;
             }
         }
+        if let (Some(strip), Some(paired)) = (strip, &paired) {
+            draw_paired(&strip, results, &axis, ticks_max, &x_title, paired)?;
+        }
+    }
+    Ok(())
+}
+
+/// One strategy's paired differences to its cheapest point in a panel: (position on the axis,
+/// difference) per point, and the cheapest point's position.
+struct Paired {
+    strategy: usize,
+    differences: Vec<(f64, Stat)>,
+    cheapest_x: f64,
+}
+
+/// The paired differences of every strategy the parameter changes, or None when some point's
+/// replications are unknown (a folder without the points' files) or no strategy varies.
+fn paired_differences(
+    results: &SweepResults,
+    panel: &Panel,
+    references: &[bool],
+) -> Option<Vec<Paired>> {
+    let mut all = Vec::new();
+    for (strategy, marks) in panel.marks.iter().enumerate() {
+        if references[strategy] || marks.len() < 2 {
+            continue;
+        }
+        let cheapest = marks
+            .iter()
+            .min_by(|a, b| a.stat.mean.total_cmp(&b.stat.mean))?;
+        let mut differences = Vec::new();
+        for mark in marks {
+            let stat = results.paired_cost_difference(strategy, mark.point, cheapest.point)?;
+            differences.push((mark.x, stat));
+        }
+        all.push(Paired {
+            strategy,
+            differences,
+            cheapest_x: cheapest.x,
+        });
+    }
+    (!all.is_empty()).then_some(all)
+}
+
+/// The strip under a total cost panel: per strategy, how much dearer each value is than its
+/// cheapest, paired, with 95 % whiskers; zero is the cheapest.
+fn draw_paired<DB: DrawingBackend>(
+    strip: &DrawingArea<DB, Shift>,
+    results: &SweepResults,
+    axis: &ParamAxis,
+    ticks_max: usize,
+    x_title: &str,
+    paired: &[Paired],
+) -> DrawResult<(), DB> {
+    let values = paired.iter().flat_map(|p| {
+        p.differences
+            .iter()
+            .flat_map(|(_, d)| [d.mean, d.ci95_low, d.ci95_high])
+    });
+    let extent = style::extent(values.chain([0.0]));
+    let y_range = style::padded(extent, 0.1);
+    let money = MoneyAxis::new(&y_range, &results.meta.currency);
+    let mut chart = ChartBuilder::on(strip)
+        .caption(
+            "Paired difference to each strategy's cheapest value (the same jobs at every point), 95 % interval",
+            style::font(style::NOTE_PX),
+        )
+        .margin_left(16)
+        .margin_right(36)
+        .margin_top(4)
+        .margin_bottom(6)
+        .x_label_area_size(56)
+        .y_label_area_size(128)
+        .build_cartesian_2d(axis.clone(), y_range.clone())?;
+    let mut mesh = chart.configure_mesh();
+    style::style_mesh(&mut mesh);
+    mesh.x_labels(ticks_max)
+        .y_labels(5)
+        .x_label_formatter(&|position| axis.label(*position))
+        .y_label_formatter(&|y| money.label(*y))
+        .x_desc(x_title)
+        .y_desc(format!("vs cheapest ({})", money.unit))
+        .draw()?;
+    let std::ops::Range {
+        start: left,
+        end: right,
+    } = axis_range(&chart);
+    chart.draw_series(std::iter::once(PathElement::new(
+        vec![(left, 0.0), (right, 0.0)],
+        INK.stroke_width(1),
+    )))?;
+    let n = paired.len();
+    let span = right - left;
+    for (k, p) in paired.iter().enumerate() {
+        let color = strategy_color(p.strategy);
+        let shift = (k as f64 - (n as f64 - 1.0) / 2.0) * span * 0.012;
+        for (x, d) in &p.differences {
+            let x = x + shift;
+            if d.ci95_low.is_finite() && d.ci95_high.is_finite() {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(x, d.ci95_low), (x, d.ci95_high)],
+                    color.stroke_width(3),
+                )))?;
+            }
+            chart.draw_series(marker((x, d.mean), 6, color, false))?;
+        }
+        chart.draw_series(marker((p.cheapest_x + shift, 0.0), 9, color, true))?;
+    }
+    Ok(())
+}
+
+/// The strategies the parameter cannot change, each once: a dashed line at its mean over the
+/// panel with its 95 % band, and its value written at the right.
+fn draw_references<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    results: &SweepResults,
+    marks: &[Vec<Mark>],
+    references: &[bool],
+    value: impl Fn(f64) -> String,
+) -> DrawResult<(), DB> {
+    use plotters::element::DashedPathElement;
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let std::ops::Range {
+        start: left,
+        end: right,
+    } = axis_range(chart);
+    for (idx, marks) in marks.iter().enumerate() {
+        if !references[idx] || marks.is_empty() {
+            continue;
+        }
+        let color = strategy_color(idx);
+        let means: Vec<f64> = marks.iter().map(|m| m.stat.mean).collect();
+        let mean = crate::stats::mean(&means);
+        let (low, high) = (marks[0].stat.ci95_low, marks[0].stat.ci95_high);
+        if low.is_finite() && high.is_finite() {
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(left, low), (right, high)],
+                color.mix(BAND_ALPHA).filled(),
+            )))?;
+        }
+        chart.draw_series(std::iter::once(DashedPathElement::new(
+            vec![(left, mean), (right, mean)],
+            12,
+            8,
+            color.stroke_width(3),
+        )))?;
+        let mut text_style = style::bold(style::NOTE_PX);
+        text_style.color = color.to_backend_color();
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((right, mean))
+                + Text::new(
+                    format!("{}: {}", results.strategies[idx], value(mean)),
+                    (-8, -6),
+                    text_style.pos(Pos::new(HPos::Right, VPos::Bottom)),
+                ),
+        ))?;
     }
     Ok(())
 }
@@ -531,6 +764,7 @@ mod tests {
 
     fn mark(x: f64, mean: f64) -> Mark {
         Mark {
+            point: 0,
             x,
             stat: Stat {
                 mean,

@@ -4,6 +4,11 @@
 //! numbered; a list beside the plot says which strategy and parameter values each one is, so
 //! long labels never cover the dots.
 //!
+//! Every dot has whiskers for both 95 % intervals (cost up, p95 wait across); dots that
+//! coincide (a strategy the varied parameters cannot change gives the same dot at every point)
+//! are drawn once with their count; and up to [`LABELLED_MAX`] distinct dots are labelled with
+//! the values of the parameters that matter for their strategy.
+//!
 //! A dot whose strategy left more than [`UNFINISHED_NOTED`] of its jobs unfinished is hollow
 //! and never on the frontier: the waits of jobs never started count up to the horizon, so its
 //! wait is only a lower bound.
@@ -18,7 +23,7 @@ use super::super::style::{
 };
 use super::input::{Metric, SweepResults, UNFINISHED_NOTED};
 
-/// A strategy at a point.
+/// A strategy at a point, or at several points with the same result (`count`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Dot {
     point: usize,
@@ -26,7 +31,15 @@ struct Dot {
     wait_h: f64,
     cost: f64,
     unfinished: bool,
+    /// 95 % intervals of the two means (NaN bounds with one replication).
+    wait_ci: (f64, f64),
+    cost_ci: (f64, f64),
+    /// Points that gave exactly this dot.
+    count: usize,
 }
+
+/// Above this many distinct dots, only the non-dominated ones are named (by number).
+const LABELLED_MAX: usize = 40;
 
 /// Width of the list of non-dominated points right of the plot, in pixels.
 const LIST_W_PX: u32 = 560;
@@ -98,11 +111,19 @@ pub fn draw<DB: DrawingBackend>(
     let best = frontier(&dots);
     let any_unfinished = dots.iter().any(|d| d.unfinished);
 
+    let coincident = dots.iter().any(|d| d.count > 1);
     let mut subtitle = format!(
-        "A dot per point and strategy ({} points), each the mean over {}; ringed and joined: the non-dominated dots (none other is both cheaper and quicker), numbered as listed at right; lower left is better",
+        "A dot per point and strategy ({} points), each the mean over {}, whiskers: 95 % confidence intervals; ringed and joined: the non-dominated dots (none other is both cheaper and quicker), numbered as listed at right; lower left is better",
         results.n_points(),
         results.replications()
     );
+    if coincident {
+        subtitle.push_str("; \u{d7}N: the same result at N points, drawn once");
+    }
+    let labelled = dots.len() <= LABELLED_MAX && label_names(results).is_some();
+    if labelled && let Some(names) = label_names(results) {
+        subtitle.push_str(&format!("; beside each dot: {names}"));
+    }
     if any_unfinished {
         subtitle.push_str("; hollow: more than 1 % of jobs unfinished at the end (waits of jobs never started count up to the end: lower bounds), never on the frontier");
     }
@@ -119,6 +140,7 @@ pub fn draw<DB: DrawingBackend>(
             meta.scenario_name
         ),
         &subtitle,
+        &results.provenance(),
     )?;
     let mut items: Vec<LegendItem> = results
         .strategies
@@ -144,7 +166,7 @@ pub fn draw<DB: DrawingBackend>(
     let x_range = (waits.start.min(0.0) - 0.03 * wait_top)..(wait_top * 1.06);
     let y_range = style::padded(style::extent(dots.iter().map(|d| d.cost)), 0.06);
     let money = MoneyAxis::new(&y_range, &meta.currency);
-    let list = List::fit(&list_area, results, &best, &money)?;
+    let list = List::fit(&list_area, results, &best, &meta.currency)?;
     let listed: Vec<Dot> = list.entries.iter().map(|e| e.dot).collect();
     let mut chart = style::cost_wait_chart(
         &plot_area,
@@ -167,8 +189,18 @@ pub fn draw<DB: DrawingBackend>(
     )?;
 
     let radius = if dots.len() > 200 { 5 } else { 7 };
+    draw_whiskers(&mut chart, &dots, radius)?;
     draw_dots(&mut chart, &dots, &best, radius)?;
-    number_listed(root, &chart, &listed, radius)?;
+    let mut placed = number_listed(root, &chart, &listed, radius)?;
+    label_dots(
+        root,
+        &chart,
+        results,
+        (&dots, &best),
+        labelled,
+        radius,
+        &mut placed,
+    )?;
     list.draw(&list_area, best.len())?;
     if dots.is_empty() {
         plot_area.draw(&Text::new(
@@ -194,16 +226,193 @@ fn dots(results: &SweepResults) -> (Vec<Dot>, usize) {
                 missing += 1;
                 continue;
             };
-            dots.push(Dot {
-                point,
-                strategy,
-                wait_h: wait.mean,
-                cost: cost.mean,
-                unfinished: results.unfinished(strategy, point) > UNFINISHED_NOTED,
+            let same = dots.iter_mut().find(|d| {
+                d.strategy == strategy
+                    && d.wait_h.to_bits() == wait.mean.to_bits()
+                    && d.cost.to_bits() == cost.mean.to_bits()
             });
+            match same {
+                Some(dot) => dot.count += 1,
+                None => dots.push(Dot {
+                    point,
+                    strategy,
+                    wait_h: wait.mean,
+                    cost: cost.mean,
+                    unfinished: results.unfinished(strategy, point) > UNFINISHED_NOTED,
+                    wait_ci: (wait.ci95_low, wait.ci95_high),
+                    cost_ci: (cost.ci95_low, cost.ci95_high),
+                    count: 1,
+                }),
+            }
         }
     }
     (dots, missing)
+}
+
+/// Both 95 % intervals of every dot, thin in its strategy's colour, under the dots.
+fn draw_whiskers<DB: DrawingBackend>(
+    chart: &mut Plane<'_, DB>,
+    dots: &[Dot],
+    radius: i32,
+) -> DrawResult<(), DB> {
+    let cap_px = radius - 1;
+    for dot in dots {
+        let color = strategy_color(dot.strategy).mix(0.8);
+        let style = color.stroke_width(2);
+        let (x, y) = chart.backend_coord(&(dot.wait_h, dot.cost));
+        let (low, high) = dot.cost_ci;
+        if low.is_finite() && high.is_finite() {
+            let (_, y_low) = chart.backend_coord(&(dot.wait_h, low));
+            let (_, y_high) = chart.backend_coord(&(dot.wait_h, high));
+            chart.plotting_area().draw(&PathElement::new(
+                vec![(dot.wait_h, low), (dot.wait_h, high)],
+                style,
+            ))?;
+            let root = chart.plotting_area().strip_coord_spec();
+            let (ox, oy) = chart.plotting_area().get_base_pixel();
+            for cap in [y_low, y_high] {
+                root.draw(&PathElement::new(
+                    vec![(x - cap_px - ox, cap - oy), (x + cap_px - ox, cap - oy)],
+                    style,
+                ))?;
+            }
+        }
+        let (low, high) = dot.wait_ci;
+        if low.is_finite() && high.is_finite() {
+            let (x_low, _) = chart.backend_coord(&(low, dot.cost));
+            let (x_high, _) = chart.backend_coord(&(high, dot.cost));
+            chart.plotting_area().draw(&PathElement::new(
+                vec![(low, dot.cost), (high, dot.cost)],
+                style,
+            ))?;
+            let root = chart.plotting_area().strip_coord_spec();
+            let (ox, oy) = chart.plotting_area().get_base_pixel();
+            for cap in [x_low, x_high] {
+                root.draw(&PathElement::new(
+                    vec![(cap - ox, y - cap_px - oy), (cap - ox, y + cap_px - oy)],
+                    style,
+                ))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What the labels beside the dots give: "nodes", "nodes, burst_after_wait_h" (the short
+/// names of the parameters that take several values), None when there is none.
+fn label_names(results: &SweepResults) -> Option<String> {
+    let names: Vec<&str> = results
+        .parameters
+        .iter()
+        .filter(|p| p.levels.len() > 1)
+        .map(|p| p.name.as_str())
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
+}
+
+/// A dot's label: the values (in the order of [`label_names`]) of the parameters that matter
+/// for its strategy, "\u{d7}N" for a dot of N points; empty when neither applies.
+fn dot_label(results: &SweepResults, dot: &Dot, values: bool) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if values {
+        let shown: Vec<String> = results
+            .parameters
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.levels.len() > 1)
+            .map(|(j, p)| {
+                if results.relevant[dot.strategy][j] {
+                    p.levels[p.level_of[dot.point]].label()
+                } else {
+                    "any".to_string()
+                }
+            })
+            .collect();
+        if shown.iter().any(|v| v != "any") {
+            parts.push(shown.join(", "));
+        }
+    }
+    if dot.count > 1 {
+        // Without the values of every dot, a dot of several points still says which values
+        // it stands for ("nodes = 4 ×10"); one the parameters do not change is named, since
+        // another strategy's dot may sit inside it.
+        if parts.is_empty() {
+            let named: Vec<String> = results
+                .parameters
+                .iter()
+                .enumerate()
+                .filter(|(j, p)| p.levels.len() > 1 && results.relevant[dot.strategy][*j])
+                .map(|(_, p)| format!("{} = {}", p.name, p.levels[p.level_of[dot.point]].label()))
+                .collect();
+            if named.is_empty() {
+                parts.push(results.strategies[dot.strategy].clone());
+            } else {
+                parts.push(named.join(", "));
+            }
+        }
+        parts.push(format!("\u{d7}{}", dot.count));
+    }
+    parts.join(" ")
+}
+
+/// Labels beside the dots (on `root`, at pixel positions), each where it covers no number or
+/// other label; a label with no free place is left out rather than drawn over another.
+fn label_dots<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Plane<'_, DB>,
+    results: &SweepResults,
+    (dots, best): (&[Dot], &[Dot]),
+    values: bool,
+    radius: i32,
+    placed: &mut Vec<(i32, i32, i32, i32)>,
+) -> DrawResult<(), DB> {
+    let label_style = font(LIST_PX - 2).color(&MUTED);
+    let (plot_x, plot_y) = chart.plotting_area().get_pixel_range();
+    // Ringed dots are larger (see `draw_dots`).
+    let size = |dot: &Dot| {
+        if best.contains(dot) {
+            radius + 9
+        } else {
+            dot_radius(dot, radius)
+        }
+    };
+    // The dots themselves are in the way too.
+    for dot in dots {
+        let (px, py) = chart.backend_coord(&(dot.wait_h, dot.cost));
+        let r = size(dot);
+        placed.push((px - r, py - r, 2 * r, 2 * r));
+    }
+    for dot in dots {
+        let label = dot_label(results, dot, values);
+        if label.is_empty() {
+            continue;
+        }
+        let (w, h) = root.estimate_text_size(&label, &label_style)?;
+        let (w, h) = (w as i32, h as i32);
+        let (px, py) = chart.backend_coord(&(dot.wait_h, dot.cost));
+        let gap = size(dot) + 4;
+        let candidates = [
+            (px + gap, py - h / 2),
+            (px - gap - w, py - h / 2),
+            (px + gap, py - gap - h),
+            (px + gap, py + gap),
+            (px - gap - w, py - gap - h),
+            (px - gap - w, py + gap),
+        ];
+        let inside = |&(x, y): &(i32, i32)| {
+            x >= plot_x.start && x + w <= plot_x.end && y >= plot_y.start && y + h <= plot_y.end
+        };
+        let free = |&(x, y): &(i32, i32)| {
+            placed
+                .iter()
+                .all(|&(ox, oy, ow, oh)| x >= ox + ow || ox >= x + w || y >= oy + oh || oy >= y + h)
+        };
+        if let Some((x, y)) = candidates.iter().copied().find(|c| inside(c) && free(c)) {
+            placed.push((x, y, w, h));
+            root.draw(&Text::new(label, (x, y), label_style.clone()))?;
+        }
+    }
+    Ok(())
 }
 
 /// The frontier's line, then every dot over it (hollow when jobs were left unfinished), then
@@ -219,9 +428,14 @@ fn draw_dots<DB: DrawingBackend>(
         best.iter().map(|d| (d.wait_h, d.cost)).collect::<Vec<_>>(),
         INK.stroke_width(2),
     )))?;
-    for dot in dots {
+    // A dot of several points is larger and drawn first, so that another strategy's dot at
+    // the same place stays visible inside it.
+    let mut order: Vec<&Dot> = dots.iter().collect();
+    order.sort_by_key(|d| std::cmp::Reverse(d.count));
+    for dot in order {
         let color = strategy_color(dot.strategy);
         let at = (dot.wait_h, dot.cost);
+        let radius = dot_radius(dot, radius);
         if dot.unfinished {
             chart.draw_series([
                 Circle::new(at, radius, WHITE.filled()),
@@ -244,14 +458,19 @@ fn draw_dots<DB: DrawingBackend>(
     Ok(())
 }
 
+/// A dot's radius: larger for a dot that stands for several points.
+fn dot_radius(dot: &Dot, radius: i32) -> i32 {
+    if dot.count > 1 { radius + 5 } else { radius }
+}
+
 /// Numbers beside the listed dots (on `root`, at pixel positions), each where it covers no
-/// other number.
+/// other number; returns the boxes they take.
 fn number_listed<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &Plane<'_, DB>,
     listed: &[Dot],
     radius: i32,
-) -> DrawResult<(), DB> {
+) -> DrawResult<Vec<(i32, i32, i32, i32)>, DB> {
     let number_style = bold(style::NOTE_PX);
     let (plot_x, plot_y) = chart.plotting_area().get_pixel_range();
     let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
@@ -290,7 +509,7 @@ fn number_listed<DB: DrawingBackend>(
         ))?;
         root.draw(&Text::new(label, (x, y), number_style.clone()))?;
     }
-    Ok(())
+    Ok(placed)
 }
 
 /// The frontier's chart: p95 wait across, cost up.
@@ -324,7 +543,7 @@ impl List {
         area: &DrawingArea<DB, Shift>,
         results: &SweepResults,
         best: &[Dot],
-        money: &MoneyAxis,
+        currency: &str,
     ) -> DrawResult<Self, DB> {
         let (width, height) = area.dim_in_pixel();
         let width_max = width.saturating_sub((LIST_X_PX + INDENT_PX + 20) as u32);
@@ -345,10 +564,14 @@ impl List {
                         width_max,
                     )?,
                     numbers: format!(
-                        "{} {}, p95 wait {} h",
-                        money.label(dot.cost),
-                        money.unit,
-                        crate::format::thousands(dot.wait_h, wait_decimals)
+                        "{}, p95 wait {} h{}",
+                        crate::format::money(dot.cost, currency),
+                        crate::format::thousands(dot.wait_h, wait_decimals),
+                        if dot.count > 1 {
+                            format!(" (at {} points)", dot.count)
+                        } else {
+                            String::new()
+                        }
                     ),
                 });
             }
@@ -425,6 +648,9 @@ mod tests {
             wait_h,
             cost,
             unfinished: false,
+            wait_ci: (f64::NAN, f64::NAN),
+            cost_ci: (f64::NAN, f64::NAN),
+            count: 1,
         }
     }
 

@@ -207,6 +207,7 @@ pub fn draw<DB: DrawingBackend>(
             px.name, py.name, results.meta.scenario_name
         ),
         &what.join("; "),
+        &results.provenance(),
     )?;
 
     let (rows, cols) = if results.grid {

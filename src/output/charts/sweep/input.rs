@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use super::super::ChartError;
 use super::axis::{Level, Scale, short_names, unit_of};
+use crate::stats;
 
 /// The part of `sweep.json` the charts need; other fields are ignored, so that a later
 /// version's `sweep.json` still reads.
@@ -26,6 +27,11 @@ pub struct SweepMeta {
     /// The resolved scenario (for the horizon in axis titles).
     #[serde(default)]
     pub scenario: serde_json::Value,
+    /// For the charts' provenance line.
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub fleetsim_version: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -103,6 +109,10 @@ pub struct Parameter {
     pub name: String,
     /// "hours", "EUR per GPU-hour", ...; None for plain numbers and names.
     pub unit: Option<String>,
+    /// What the field is, in words, from the schema's description and the table it belongs
+    /// to: "Nodes in the pool dgx", "Mean time to preemption of a node, pool spot"; the
+    /// path when the schema does not describe it.
+    pub label: String,
     pub scale: Scale,
     /// The distinct values taken: numbers ascending, names in the order written.
     pub levels: Vec<Level>,
@@ -124,11 +134,11 @@ impl Parameter {
         }
     }
 
-    /// The axis title: the path with its unit.
+    /// The axis title: what the field is, with its unit.
     pub fn title(&self) -> String {
         match &self.unit {
-            Some(unit) => format!("{} ({unit})", self.path),
-            None => self.path.clone(),
+            Some(unit) => format!("{} ({unit})", self.label),
+            None => self.label.clone(),
         }
     }
 
@@ -181,6 +191,10 @@ pub struct SweepResults {
     pub relevant: Vec<Vec<bool>>,
     /// `stats[metric][strategy][point]`.
     stats: Vec<Vec<Vec<Option<Stat>>>>,
+    /// `costs[strategy][point]`: total cost (amortised) per replication, in replication order,
+    /// from each point's `replications.csv` (empty when a point's folder has none): for the
+    /// paired differences between points, which see the same jobs.
+    costs: Vec<Vec<Vec<f64>>>,
 }
 
 /// The files a sweep folder must hold for its charts.
@@ -216,10 +230,12 @@ impl SweepResults {
             });
         }
         let rows = read_sweep_csv(&csv_path)?;
-        Self::from_parts(meta, rows).map_err(|message| ChartError::SweepCsv {
+        let mut results = Self::from_parts(meta, rows).map_err(|message| ChartError::SweepCsv {
             path: csv_path,
             message,
-        })
+        })?;
+        results.costs = replication_costs(dir, &results.meta, &results.strategies);
+        Ok(results)
     }
 
     /// Builds the results from `sweep.json` and the rows of `sweep.csv`; the error says what
@@ -271,6 +287,7 @@ impl SweepResults {
             let (scale, levels, level_of) = levels(parameter, &values);
             parameters.push(Parameter {
                 unit: unit_of(&parameter.path, &meta.currency),
+                label: label_of(&parameter.path),
                 path: parameter.path.clone(),
                 name,
                 scale,
@@ -289,6 +306,30 @@ impl SweepResults {
             grid,
             relevant,
             stats,
+            costs: Vec::new(),
+        })
+    }
+
+    /// The paired difference of total cost between points `point` and `reference` for a
+    /// strategy (mean of the per-replication differences, with its 95 % interval), when both
+    /// points' replications are known and match.
+    pub fn paired_cost_difference(
+        &self,
+        strategy: usize,
+        point: usize,
+        reference: usize,
+    ) -> Option<Stat> {
+        let a = self.costs.get(strategy)?.get(point)?;
+        let b = self.costs.get(strategy)?.get(reference)?;
+        if a.is_empty() || a.len() != b.len() {
+            return None;
+        }
+        let differences: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+        let estimate = stats::estimate(&differences);
+        estimate.mean.is_finite().then_some(Stat {
+            mean: estimate.mean,
+            ci95_low: estimate.ci95_low,
+            ci95_high: estimate.ci95_high,
         })
     }
 
@@ -347,6 +388,20 @@ impl SweepResults {
         }
     }
 
+    /// The provenance line at the foot of every chart ("sweep of ...").
+    pub fn provenance(&self) -> String {
+        super::super::style::provenance(
+            &format!(
+                "{} (sweep, {} points)",
+                self.meta.scenario_name,
+                self.n_points()
+            ),
+            self.meta.seed,
+            self.meta.replications,
+            &self.meta.fleetsim_version,
+        )
+    }
+
     /// "5 replications" or "1 replication".
     pub fn replications(&self) -> String {
         super::super::style::replications(self.meta.replications)
@@ -387,6 +442,63 @@ fn relevance(
                 .collect()
         })
         .collect()
+}
+
+/// A field's words for a chart: the first phrase of its description in the scenario schema,
+/// and the named table it is in ("Nodes in the pool, dgx"); the path itself for a field the
+/// schema does not describe.
+fn label_of(path: &str) -> String {
+    let Some(doc) = crate::scenario::schema::field_doc(path) else {
+        return path.to_string();
+    };
+    let segments: Vec<&str> = path.split('.').collect();
+    let owner = match segments.as_slice() {
+        [
+            table @ ("pool" | "workload" | "strategy" | "service"),
+            name,
+            _,
+            ..,
+        ] => Some((*table, *name)),
+        _ => None,
+    };
+    // A distribution's parameter (`duration_h.median`) is named after its field.
+    let mut label = doc.title;
+    if let Some(rest) = doc.rest {
+        label = format!("{label}, {rest}");
+    }
+    match owner {
+        // "Nodes in the pool" names its table already: "Nodes in the pool dgx".
+        Some((table, name)) if label.ends_with(&format!(" {table}")) => format!("{label} {name}"),
+        Some((table, name)) => format!("{label}, {table} {name}"),
+        None => label,
+    }
+}
+
+/// Per strategy and point, the total cost of each replication from the points' own
+/// `replications.csv` (a folder written by `sweep` or `merge` has them; one that lacks them
+/// gets no paired differences).
+fn replication_costs(dir: &Path, meta: &SweepMeta, strategies: &[String]) -> Vec<Vec<Vec<f64>>> {
+    #[derive(Deserialize)]
+    struct Row {
+        strategy: String,
+        replication: u32,
+        total_cost: f64,
+    }
+    let mut costs = vec![vec![Vec::new(); meta.points.len()]; strategies.len()];
+    for (position, point) in meta.points.iter().enumerate() {
+        let path = dir.join("points").join(&point.id).join("replications.csv");
+        let Ok(mut reader) = csv::Reader::from_path(&path) else {
+            continue;
+        };
+        let mut rows: Vec<Row> = reader.deserialize().filter_map(Result::ok).collect();
+        rows.sort_by_key(|r| r.replication);
+        for row in rows {
+            if let Some(s) = strategies.iter().position(|name| *name == row.strategy) {
+                costs[s][position].push(row.total_cost);
+            }
+        }
+    }
+    costs
 }
 
 /// One row of `sweep.csv` that the charts use.
@@ -605,7 +717,10 @@ mod tests {
         };
         assert_eq!(a.scale, Scale::Log, "1, 10, 100 reads best on a log axis");
         assert_eq!(a.name, "preemption.mean_h");
-        assert_eq!(a.title(), "pool.spot.preemption.mean_h (hours)");
+        assert_eq!(
+            a.title(),
+            "Mean time to preemption of a node, pool spot (hours)"
+        );
         assert_eq!(a.level_of, [2, 0, 1]);
         assert_eq!(a.coordinate(2), 2.0);
         assert_eq!(q.scale, Scale::Categorical);
