@@ -161,6 +161,8 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("duplicate_strategy_name", NotExpressible),
         ("duplicate_workload_name", NotExpressible),
         ("egress_without_site", Expressible), // if egress above 0 then site
+        ("provider_null_word", NotExpressible), // words FOCUS readers take for null
+        ("region_with_slash", Expressible),   // the name pattern
         ("empirical_not_ending_at_one", NotExpressible), // the last point's probability
         ("empty_file", Expressible),          // required fields
         ("empty_pool_list", Expressible),     // minItems 1

@@ -609,8 +609,9 @@ pub struct PoolFile {
     #[schemars(extend("default" = "node_local"))]
     pub placement: Option<PlacementFile>,
     /// Who sells (or, on-prem, runs) the capacity, for the FOCUS export's ProviderName,
-    /// PublisherName and InvoiceIssuerName (issue 15); default: the pool's type.
+    /// PublisherName and InvoiceIssuerName (issue 15). Default: the pool's type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "shapes::name")]
     pub provider: Option<String>,
 }
 
