@@ -86,6 +86,7 @@ TABLES = (
     "replications",
     "pools",
     "monthly",
+    "monthly_replications",
     "pools_monthly",
     "workloads",
     "teams",
@@ -99,8 +100,8 @@ TABLES = (
 class Result:
     """The results of one run: every table ``fleetsim run`` writes, as DataFrames.
 
-    ``summary``, ``replications``, ``pools``, ``monthly``, ``pools_monthly``, ``workloads``,
-    ``teams``, ``services``, ``services_monthly``, ``services_hourly`` and ``jobs`` are the
+    ``summary``, ``replications``, ``pools``, ``monthly``, ``monthly_replications``,
+    ``pools_monthly``, ``workloads``, ``teams``, ``services``, ``services_monthly``, ``services_hourly`` and ``jobs`` are the
     CSV files of the same names (docs/outputs.md describes every column); a table the run did
     not write (services without services, jobs without ``trace=True``) is ``None``.
     ``info`` is ``run.json`` as a dict, ``files`` the raw bytes of every file by name,
@@ -140,6 +141,9 @@ class Result:
     replications = property(lambda self: self.table("replications"), doc="replications.csv")
     pools = property(lambda self: self.table("pools"), doc="pools.csv")
     monthly = property(lambda self: self.table("monthly"), doc="monthly.csv")
+    monthly_replications = property(
+        lambda self: self.table("monthly_replications"), doc="monthly_replications.csv"
+    )
     pools_monthly = property(lambda self: self.table("pools_monthly"), doc="pools_monthly.csv")
     workloads = property(lambda self: self.table("workloads"), doc="workloads.csv")
     teams = property(lambda self: self.table("teams"), doc="teams.csv")

@@ -90,6 +90,7 @@ def test_the_default_scenario_gives_the_command_lines_tables(tmp_path: Path) -> 
         "replications",
         "pools",
         "monthly",
+        "monthly_replications",
         "pools_monthly",
         "workloads",
         "teams",
