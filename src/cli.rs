@@ -1,6 +1,7 @@
 //! The command line: clap's types are turned into ours here and nowhere else; errors become
 //! messages on stderr and exit codes (0 success, 1 error, 2 bad usage).
 
+mod claims;
 mod editor;
 mod fit;
 mod signals;
@@ -61,6 +62,10 @@ enum Command {
     Schema,
     /// Write a commented starter scenario (and the schema beside it, for editors)
     Init(editor::InitArgs),
+    /// Put the market's rules of thumb to the test: run the ten claims' scenarios
+    /// (scenarios/claims/) and write docs/claims.md with a verdict, a figure and a boundary
+    /// for each
+    Claims(claims::ClaimsArgs),
     /// Print a completion script for a shell
     Completions(editor::CompletionsArgs),
     /// Print the man page (roff), or write one page per command to a folder
@@ -250,6 +255,7 @@ pub fn main() -> ExitCode {
         Command::Report(args) => report(&args, &signals),
         Command::Schema => editor::schema_command(),
         Command::Init(args) => editor::init(&args, &signals),
+        Command::Claims(args) => claims::claims(args, command_line, &signals),
         Command::Completions(args) => editor::completions(&args),
         Command::Man(args) => editor::man(&args, &signals),
     };

@@ -7,6 +7,7 @@
 //! See ARCHITECTURE.md for the map.
 
 pub mod calendar;
+pub mod claims;
 pub mod cli;
 pub mod engine;
 pub mod format;
