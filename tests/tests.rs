@@ -2,6 +2,7 @@
 //! Statistical tests run in release mode (`cargo test --release`).
 
 mod charts;
+mod claims;
 mod cli;
 mod common;
 mod determinism;

@@ -65,14 +65,24 @@ fn section(outcome: &Outcome, chart: Option<&str>, to_root: &str) -> String {
     let id = claim.id();
     let mut text = format!("## {}. {}\n\n", claim.number, claim.statement);
     text.push_str(&format!("**Verdict: {}.**\n\n", verdict_words(outcome)));
-    if let Ok(finding) = &outcome.finding {
-        text.push_str(&format!("- **Figure:** {}.\n", finding.figure));
-        if let Some(boundary) = &finding.boundary {
-            text.push_str(&format!("- **Boundary:** {boundary}.\n"));
-        }
-    }
+    // Every section has the same lines, so the page's shape does not depend on the results.
+    let (figure, boundary) = match &outcome.finding {
+        Ok(finding) => (
+            finding.figure.clone(),
+            finding
+                .boundary
+                .clone()
+                .unwrap_or_else(|| "none within the sweep".into()),
+        ),
+        Err(missing) => (format!("none: {missing}"), "none".into()),
+    };
+    text.push_str(&format!(
+        "- **Figure:** {figure}.\n- **Boundary:** {boundary}.\n"
+    ));
     if let Some(unobservable) = claim.unobservable {
-        text.push_str(&format!("- **What fleetsim cannot observe:** {unobservable}.\n"));
+        text.push_str(&format!(
+            "- **What fleetsim cannot observe:** {unobservable}.\n"
+        ));
     }
     text.push_str(&format!(
         "- **Scenario:** [`scenarios/claims/{id}.toml`]({to_root}scenarios/claims/{id}.toml) (its comments give each figure's source and what would make the claim hold or fail); {} points x {} replications; results in `output/claims/{id}/`.\n",

@@ -212,13 +212,19 @@ pub(crate) mod tests {
         assert_eq!(band.judge(Estimate::new(0.5, 0.45, 0.55)), Position::Below);
         assert_eq!(band.judge(Estimate::new(0.95, 0.91, 0.99)), Position::Above);
         // The mean is in the band but the interval is not: undecided.
-        assert_eq!(band.judge(Estimate::new(0.61, 0.58, 0.64)), Position::Straddles);
+        assert_eq!(
+            band.judge(Estimate::new(0.61, 0.58, 0.64)),
+            Position::Straddles
+        );
     }
 
     #[test]
     fn crossings_interpolate_linearly() {
         // From 0.2 at x=10 to 0.6 at x=20, 0.5 is reached three quarters of the way.
-        assert_eq!(crossing(&[0.0, 10.0, 20.0], &[0.1, 0.2, 0.6], 0.5), Some(17.5));
+        assert_eq!(
+            crossing(&[0.0, 10.0, 20.0], &[0.1, 0.2, 0.6], 0.5),
+            Some(17.5)
+        );
         // Falling curves cross too.
         assert_eq!(crossing(&[1.0, 2.0], &[30.0, 10.0], 20.0), Some(1.5));
         assert_eq!(crossing(&[1.0, 2.0], &[30.0, 25.0], 20.0), None);
@@ -236,7 +242,11 @@ pub(crate) mod tests {
         );
         let saving = p.saving("cheap", "base").unwrap();
         assert_eq!(saving, Estimate::new(0.4, 0.38, 0.42));
-        assert!(p.saving("missing", "base").unwrap_err().contains("`missing`"));
+        assert!(
+            p.saving("missing", "base")
+                .unwrap_err()
+                .contains("`missing`")
+        );
     }
 
     #[test]

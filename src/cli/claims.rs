@@ -52,7 +52,10 @@ fn parse_claim(text: &str) -> Result<u8, String> {
 pub(super) fn claims(args: ClaimsArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
     let doc_name = match args.doc.file_name() {
         Some(name) if args.doc.extension().is_some_and(|e| e == "md") => name.to_owned(),
-        _ => bail!("--doc {}: expected a Markdown file name ending in .md", args.doc.display()),
+        _ => bail!(
+            "--doc {}: expected a Markdown file name ending in .md",
+            args.doc.display()
+        ),
     };
     let doc_dir = args.doc.parent().unwrap_or(Path::new("")).to_path_buf();
     if !args.scenarios.is_dir() {
@@ -116,7 +119,12 @@ fn run_one(
 ) -> Result<study::Outcome> {
     if !quiet {
         let what = if redo { "running" } else { "reading" };
-        eprintln!("claim {:>2}/{}: {what} {}", claim.number, CLAIMS.len(), claim.id());
+        eprintln!(
+            "claim {:>2}/{}: {what} {}",
+            claim.number,
+            CLAIMS.len(),
+            claim.id()
+        );
     }
     let outcome = workers
         .pool

@@ -18,7 +18,12 @@ pub fn utilisation(points: &[Point]) -> Result<Finding, String> {
     for p in points {
         let wait = p.stat("owned-fleet", "wait_p95_h")?;
         let busy = p.stat("owned-fleet", "utilization")?;
-        sizes.push(format!("{:.0} nodes: {}, p95 wait {:.1} h", p.x(), percent(busy.mean), wait.mean));
+        sizes.push(format!(
+            "{:.0} nodes: {}, p95 wait {:.1} h",
+            p.x(),
+            percent(busy.mean),
+            wait.mean
+        ));
         if sized.is_none() && wait.mean <= WAIT_P95_MAX_H {
             sized = Some((p.x(), busy));
         }
@@ -40,7 +45,9 @@ pub fn utilisation(points: &[Point]) -> Result<Finding, String> {
             percent_ci(busy),
             percent_ci(cloud)
         ),
-        boundary: Some(format!("utilisation and p95 wait by owned fleet size: {sizes}")),
+        boundary: Some(format!(
+            "utilisation and p95 wait by owned fleet size: {sizes}"
+        )),
     })
 }
 
@@ -69,7 +76,11 @@ pub fn on_prem_break_even(points: &[Point]) -> Result<Finding, String> {
         };
         // Owning costs less where the difference is negative: the curve of the interval's
         // upper bound crosses zero last (highest utilisation), the lower bound's first.
-        Some(Estimate::new(at(|e| e.mean)?, at(|e| e.low)?, at(|e| e.high)?))
+        Some(Estimate::new(
+            at(|e| e.mean)?,
+            at(|e| e.low)?,
+            at(|e| e.high)?,
+        ))
     };
     let range = format!(
         "{} to {}",
@@ -89,7 +100,12 @@ pub fn on_prem_break_even(points: &[Point]) -> Result<Finding, String> {
     };
     let hyper = break_even(&hyperscaler).map_or_else(
         || format!("no break-even against hyperscaler on-demand within {range}"),
-        |e| format!("above {} against hyperscaler on-demand at {HYPERSCALER_PRICE} EUR/GPU-h", percent(e.mean)),
+        |e| {
+            format!(
+                "above {} against hyperscaler on-demand at {HYPERSCALER_PRICE} EUR/GPU-h",
+                percent(e.mean)
+            )
+        },
     );
     Ok(Finding {
         verdict: at_point(band.judge(against_specialist)),
@@ -120,20 +136,35 @@ pub fn dgx_payback(points: &[Point]) -> Result<Finding, String> {
     let mut means = Vec::new();
     for p in points {
         let n = p.count("own-dgx", "break_even_months")?;
-        means.push(if n == 0 { f64::INFINITY } else { p.stat("own-dgx", "break_even_months")?.mean });
+        means.push(if n == 0 {
+            f64::INFINITY
+        } else {
+            p.stat("own-dgx", "break_even_months")?.mean
+        });
     }
-    let within = |limit: f64| crossing(&prices, &means.iter().map(|m| m.min(1e6)).collect::<Vec<_>>(), limit);
+    let within = |limit: f64| {
+        crossing(
+            &prices,
+            &means.iter().map(|m| m.min(1e6)).collect::<Vec<_>>(),
+            limit,
+        )
+    };
     let boundary = match (within(PAYBACK_BAND.high), within(PAYBACK_BAND.low)) {
         (Some(p24), Some(p18)) => Some(format!(
             "the DGX pays back within 24 months when renting costs at least {p24:.2} EUR/GPU-h, within 18 from {p18:.2}"
         )),
-        (Some(p24), None) => Some(format!("the DGX pays back within 24 months when renting costs at least {p24:.2} EUR/GPU-h")),
+        (Some(p24), None) => Some(format!(
+            "the DGX pays back within 24 months when renting costs at least {p24:.2} EUR/GPU-h"
+        )),
         _ => None,
     };
     if paid_back == 0 {
         return Ok(Finding {
             verdict: Verdict::DoesNotHold,
-            figure: format!("the DGX never pays back within the horizon against renting at {:.1} EUR/GPU-h", base.x()),
+            figure: format!(
+                "the DGX never pays back within the horizon against renting at {:.1} EUR/GPU-h",
+                base.x()
+            ),
             boundary,
         });
     }
@@ -144,7 +175,10 @@ pub fn dgx_payback(points: &[Point]) -> Result<Finding, String> {
     };
     Ok(Finding {
         verdict: if paid_back < replications {
-            Verdict::Undecided(format!("{} of {replications} replications never pay back", replications - paid_back))
+            Verdict::Undecided(format!(
+                "{} of {replications} replications never pay back",
+                replications - paid_back
+            ))
         } else {
             at_point(PAYBACK_BAND.judge(months))
         },
@@ -167,12 +201,19 @@ pub fn hybrid(points: &[Point]) -> Result<Finding, String> {
     let mut wins = Vec::new();
     let mut ties = 0;
     let mut at = Vec::new();
+    let mut small = Vec::new();
     for p in points {
+        small.push(p.saving(SMALL_BASE, "all-cloud")?.mean);
         let mut costs: Vec<(&str, Estimate)> = p
             .summary
             .iter()
             .filter(|r| r.metric == "total_cost")
-            .map(|r| (r.strategy.as_str(), Estimate::new(r.mean, r.ci95_low, r.ci95_high)))
+            .map(|r| {
+                (
+                    r.strategy.as_str(),
+                    Estimate::new(r.mean, r.ci95_low, r.ci95_high),
+                )
+            })
             .collect();
         costs.sort_by(|a, b| a.1.mean.total_cmp(&b.1.mean));
         let [(cheapest, best), (_, second), ..] = costs[..] else {
@@ -184,8 +225,14 @@ pub fn hybrid(points: &[Point]) -> Result<Finding, String> {
         } else if !clear && costs.iter().take(2).any(|c| c.0 == SMALL_BASE) {
             ties += 1;
         }
-        let saving = p.saving(cheapest, "all-cloud").map_or(String::new(), |s| format!(", {} below all-cloud", percent(s.mean)));
-        at.push(format!("{:.0} GPUs: {cheapest}{}{saving}", p.x(), if clear { "" } else { " (tied)" }));
+        let saving = p.saving(cheapest, "all-cloud").map_or(String::new(), |s| {
+            format!(", {} below all-cloud", percent(s.mean))
+        });
+        at.push(format!(
+            "{:.0} GPUs: {cheapest}{}{saving}",
+            p.x(),
+            if clear { "" } else { " (tied)" }
+        ));
     }
     let at = at.join("; ");
     let verdict = if wins.len() == points.len() {
@@ -206,10 +253,19 @@ pub fn hybrid(points: &[Point]) -> Result<Finding, String> {
     } else {
         Verdict::DoesNotHold
     };
+    let (low, high) = small
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &s| {
+            (l.min(s), h.max(s))
+        });
     Ok(Finding {
         verdict,
         figure: format!("cheapest strategy by the endpoint's mean demand: {at}"),
-        boundary: None,
+        boundary: Some(format!(
+            "the small base with burst saves {} to {} against all-cloud over the sizes tried",
+            percent(low),
+            percent(high)
+        )),
     })
 }
 
@@ -231,16 +287,30 @@ mod tests {
 
     #[test]
     fn utilisation_is_read_at_the_smallest_fleet_with_short_waits() {
-        let points = [fleet_point(6.0, 0.76, 20.0), fleet_point(10.0, 0.46, 0.1), fleet_point(12.0, 0.38, 0.0)];
+        let points = [
+            fleet_point(6.0, 0.76, 20.0),
+            fleet_point(10.0, 0.46, 0.1),
+            fleet_point(12.0, 0.38, 0.0),
+        ];
         let finding = utilisation(&points).unwrap();
         assert_eq!(finding.verdict, Verdict::Holds);
-        assert!(finding.figure.contains("(10 DGX nodes) is 46.0 %"), "{}", finding.figure);
+        assert!(
+            finding.figure.contains("(10 DGX nodes) is 46.0 %"),
+            "{}",
+            finding.figure
+        );
         let busy = [fleet_point(6.0, 0.76, 0.5)];
         assert_eq!(utilisation(&busy).unwrap().verdict, Verdict::DoesNotHold);
         let edge = [fleet_point(6.0, 0.605, 0.5)];
-        assert!(matches!(utilisation(&edge).unwrap().verdict, Verdict::Undecided(_)));
+        assert!(matches!(
+            utilisation(&edge).unwrap().verdict,
+            Verdict::Undecided(_)
+        ));
         let slow = [fleet_point(6.0, 0.76, 20.0)];
-        assert!(matches!(utilisation(&slow).unwrap().verdict, Verdict::Undecided(_)));
+        assert!(matches!(
+            utilisation(&slow).unwrap().verdict,
+            Verdict::Undecided(_)
+        ));
     }
 
     /// Owning costs `own_minus_rent` more than the specialist at utilisation `busy`.
@@ -249,9 +319,21 @@ mod tests {
             &[busy],
             &[
                 ("own-dgx", "utilization", busy, busy, busy),
-                ("own-dgx", "total_cost_vs_baseline", own_minus_rent, own_minus_rent - 10.0, own_minus_rent + 10.0),
+                (
+                    "own-dgx",
+                    "total_cost_vs_baseline",
+                    own_minus_rent,
+                    own_minus_rent - 10.0,
+                    own_minus_rent + 10.0,
+                ),
                 ("own-dgx", "total_cost", 1000.0, 995.0, 1005.0),
-                ("rent-hyperscaler", "total_cost", 1000.0 - own_minus_rent * 2.0, 995.0, 1005.0),
+                (
+                    "rent-hyperscaler",
+                    "total_cost",
+                    1000.0 - own_minus_rent * 2.0,
+                    995.0,
+                    1005.0,
+                ),
             ],
         )
     }
@@ -259,13 +341,28 @@ mod tests {
     #[test]
     fn on_prem_break_even_is_where_the_paired_difference_crosses_zero() {
         // +100 at 50 %, -100 at 70 %: break-even at 60 %, within 59.0-61.0 % (±10 of 200 per 20 points).
-        let finding = on_prem_break_even(&[break_even_point(0.5, 100.0), break_even_point(0.7, -100.0)]).unwrap();
+        let finding =
+            on_prem_break_even(&[break_even_point(0.5, 100.0), break_even_point(0.7, -100.0)])
+                .unwrap();
         assert_eq!(finding.verdict, Verdict::Holds);
-        assert!(finding.figure.contains("60.0 % (95 % CI 59.0 to 61.0 %)"), "{}", finding.figure);
-        let early = on_prem_break_even(&[break_even_point(0.2, 100.0), break_even_point(0.4, -100.0)]).unwrap();
+        assert!(
+            finding.figure.contains("60.0 % (95 % CI 59.0 to 61.0 %)"),
+            "{}",
+            finding.figure
+        );
+        let early =
+            on_prem_break_even(&[break_even_point(0.2, 100.0), break_even_point(0.4, -100.0)])
+                .unwrap();
         assert_eq!(early.verdict, Verdict::DoesNotHold);
-        assert!(early.boundary.unwrap().starts_with("on-prem pays off above 30 % utilisation"));
-        let never = on_prem_break_even(&[break_even_point(0.2, -100.0), break_even_point(0.4, -200.0)]).unwrap();
+        assert!(
+            early
+                .boundary
+                .unwrap()
+                .starts_with("on-prem pays off above 30 % utilisation")
+        );
+        let never =
+            on_prem_break_even(&[break_even_point(0.2, -100.0), break_even_point(0.4, -200.0)])
+                .unwrap();
         assert_eq!(never.verdict, Verdict::DoesNotHold);
         assert!(never.figure.contains("cheaper"));
     }
@@ -275,7 +372,13 @@ mod tests {
             &[price],
             &[
                 ("own-dgx", "total_cost", 1.0, 1.0, 1.0),
-                ("own-dgx", "break_even_months", months, months - 0.5, months + 0.5),
+                (
+                    "own-dgx",
+                    "break_even_months",
+                    months,
+                    months - 0.5,
+                    months + 0.5,
+                ),
             ],
         );
         p.summary[1].n = paid_back;
@@ -284,27 +387,44 @@ mod tests {
 
     #[test]
     fn dgx_payback_is_judged_at_the_base_price() {
-        let points = [payback_point(3.0, 30.0, 20), payback_point(4.5, 19.0, 20), payback_point(6.0, 14.0, 20)];
+        let points = [
+            payback_point(3.0, 30.0, 20),
+            payback_point(4.5, 19.0, 20),
+            payback_point(6.0, 14.0, 20),
+        ];
         let finding = dgx_payback(&points).unwrap();
         assert_eq!(finding.verdict, Verdict::Holds);
         // 24 months between 30 at 3.0 and 19 at 4.5: 3 + 1.5 * 6/11 = 3.82; 18 between 19 and 14: 4.8.
         assert_eq!(
             finding.boundary.as_deref(),
-            Some("the DGX pays back within 24 months when renting costs at least 3.82 EUR/GPU-h, within 18 from 4.80")
+            Some(
+                "the DGX pays back within 24 months when renting costs at least 3.82 EUR/GPU-h, within 18 from 4.80"
+            )
         );
         let late = [payback_point(4.5, 26.0, 20)];
         assert_eq!(dgx_payback(&late).unwrap().verdict, Verdict::DoesNotHold);
         let some = [payback_point(4.5, 20.0, 15)];
-        assert!(matches!(dgx_payback(&some).unwrap().verdict, Verdict::Undecided(_)));
+        assert!(matches!(
+            dgx_payback(&some).unwrap().verdict,
+            Verdict::Undecided(_)
+        ));
         let never = [payback_point(4.5, f64::NAN, 0)];
         assert_eq!(dgx_payback(&never).unwrap().verdict, Verdict::DoesNotHold);
     }
 
     /// Total costs of the four strategies (± 10).
     fn hybrid_point(gpus: f64, costs: [f64; 4]) -> Point {
-        let names = ["all-cloud", "committed-plus-cloud", SMALL_BASE, "large-base-burst"];
-        let mut rows: Vec<(&str, &str, f64, f64, f64)> =
-            names.iter().zip(costs).map(|(&n, c)| (n, "total_cost", c, c - 10.0, c + 10.0)).collect();
+        let names = [
+            "all-cloud",
+            "committed-plus-cloud",
+            SMALL_BASE,
+            "large-base-burst",
+        ];
+        let mut rows: Vec<(&str, &str, f64, f64, f64)> = names
+            .iter()
+            .zip(costs)
+            .map(|(&n, c)| (n, "total_cost", c, c - 10.0, c + 10.0))
+            .collect();
         let diffs: Vec<f64> = costs.iter().map(|c| c - costs[0]).collect();
         for (n, d) in names.iter().zip(&diffs) {
             rows.push((n, "total_cost_vs_baseline", *d, d - 5.0, d + 5.0));
@@ -317,14 +437,26 @@ mod tests {
         let small_wins = hybrid_point(4.0, [1000.0, 950.0, 600.0, 800.0]);
         let large_wins = hybrid_point(24.0, [2000.0, 1900.0, 1500.0, 1200.0]);
         let tie = hybrid_point(14.0, [1500.0, 1400.0, 1000.0, 1005.0]);
-        assert_eq!(hybrid(std::slice::from_ref(&small_wins)).unwrap().verdict, Verdict::Holds);
+        assert_eq!(
+            hybrid(std::slice::from_ref(&small_wins)).unwrap().verdict,
+            Verdict::Holds
+        );
         let finding = hybrid(&[small_wins.clone(), tie.clone(), large_wins.clone()]).unwrap();
         assert_eq!(
             finding.verdict,
-            Verdict::HoldsOnlyWhen("the company's endpoint needs about 4 GPUs on average (of 4 to 24 tried)".into())
+            Verdict::HoldsOnlyWhen(
+                "the company's endpoint needs about 4 GPUs on average (of 4 to 24 tried)".into()
+            )
         );
-        assert!(finding.figure.contains("14 GPUs: small-base-burst (tied)"), "{}", finding.figure);
-        assert!(matches!(hybrid(&[tie, large_wins.clone()]).unwrap().verdict, Verdict::Undecided(_)));
+        assert!(
+            finding.figure.contains("14 GPUs: small-base-burst (tied)"),
+            "{}",
+            finding.figure
+        );
+        assert!(matches!(
+            hybrid(&[tie, large_wins.clone()]).unwrap().verdict,
+            Verdict::Undecided(_)
+        ));
         assert_eq!(hybrid(&[large_wins]).unwrap().verdict, Verdict::DoesNotHold);
     }
 }

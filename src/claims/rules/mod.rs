@@ -66,8 +66,14 @@ mod tests {
             over_sweep(&[Below, Inside], Some("x > 3".into())),
             Verdict::HoldsOnlyWhen("x > 3".into())
         );
-        assert!(matches!(over_sweep(&[Below, Inside], None), Verdict::Undecided(_)));
-        assert!(matches!(over_sweep(&[Below, Straddles], None), Verdict::Undecided(_)));
+        assert!(matches!(
+            over_sweep(&[Below, Inside], None),
+            Verdict::Undecided(_)
+        ));
+        assert!(matches!(
+            over_sweep(&[Below, Straddles], None),
+            Verdict::Undecided(_)
+        ));
         assert_eq!(over_sweep(&[Below, Above], None), Verdict::DoesNotHold);
         assert_eq!(over_sweep(&[], None), Verdict::DoesNotHold);
     }

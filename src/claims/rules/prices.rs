@@ -14,7 +14,12 @@ pub fn spot_discount(points: &[Point]) -> Result<Finding, String> {
     let band = Band::new(0.60, 0.90);
     let mut rows: Vec<(f64, Estimate)> = points
         .iter()
-        .map(|p| Ok((1.0 - p.x() / SPOT_CLAIM_ON_DEMAND_PRICE, p.saving("spot", "on-demand")?)))
+        .map(|p| {
+            Ok((
+                1.0 - p.x() / SPOT_CLAIM_ON_DEMAND_PRICE,
+                p.saving("spot", "on-demand")?,
+            ))
+        })
         .collect::<Result<_, String>>()?;
     rows.sort_by(|a, b| a.0.total_cmp(&b.0));
     let discounts: Vec<f64> = rows.iter().map(|r| r.0).collect();
@@ -92,7 +97,14 @@ pub fn reserved_discount(points: &[Point]) -> Result<Finding, String> {
     let positions: Vec<_> = best.iter().map(|b| band.judge(b.2)).collect();
     let at = best
         .iter()
-        .map(|(d, nodes, s)| format!("{} off: {} ({:.0} GPUs)", percent(*d), percent_ci(*s), nodes * 8.0))
+        .map(|(d, nodes, s)| {
+            format!(
+                "{} off: {} ({:.0} GPUs)",
+                percent(*d),
+                percent_ci(*s),
+                nodes * 8.0
+            )
+        })
         .collect::<Vec<_>>()
         .join("; ");
     let boundary = match (best.first(), best.last()) {
@@ -129,13 +141,15 @@ pub fn specialist_cloud(points: &[Point]) -> Result<Finding, String> {
     let saving = base.saving("specialist-first", "hyperscaler-only")?;
     let wait = base.stat("specialist-first", "wait_p95_h")?;
     let edge = crossing(&shortfalls, &means, band.low);
-    let without = rows.first().map(|r| r.1).unwrap_or(Estimate::exact(f64::NAN));
+    let without = rows
+        .first()
+        .map(|r| r.1)
+        .unwrap_or(Estimate::exact(f64::NAN));
     let verdict = match at_point(band.judge(saving)) {
         Verdict::Holds => match edge {
-            Some(s) if s < 1.0 => Verdict::HoldsOnlyWhen(format!(
-                "peak shortfalls stay below {}",
-                percent(s)
-            )),
+            Some(s) if s < 1.0 => {
+                Verdict::HoldsOnlyWhen(format!("peak shortfalls stay below {}", percent(s)))
+            }
             _ => Verdict::Holds,
         },
         other => other,
@@ -150,10 +164,17 @@ pub fn specialist_cloud(points: &[Point]) -> Result<Finding, String> {
             wait.mean
         ),
         boundary: Some(match edge {
-            Some(s) => format!("the saving falls below 30 % from a peak shortfall of {}", percent(s)),
+            Some(s) => format!(
+                "the saving falls below 30 % from a peak shortfall of {}",
+                percent(s)
+            ),
             None => format!(
                 "the saving stays {} 30 % over shortfalls of {} to {}",
-                if means.iter().all(|&m| m >= band.low) { "above" } else { "below" },
+                if means.iter().all(|&m| m >= band.low) {
+                    "above"
+                } else {
+                    "below"
+                },
                 percent(shortfalls[0]),
                 percent(*shortfalls.last().unwrap_or(&f64::NAN))
             ),
@@ -194,7 +215,10 @@ mod tests {
         assert_eq!(spot_discount(&none).unwrap().verdict, Verdict::DoesNotHold);
         // 60.5 % ± 1 straddles the edge.
         let edge = [spot_point(3.0, 0.605)];
-        assert!(matches!(spot_discount(&edge).unwrap().verdict, Verdict::Undecided(_)));
+        assert!(matches!(
+            spot_discount(&edge).unwrap().verdict,
+            Verdict::Undecided(_)
+        ));
     }
 
     fn checkpoint_point(life_h: f64, saving: f64) -> Point {
@@ -203,7 +227,13 @@ mod tests {
             &[life_h],
             &[
                 ("on-demand", "total_cost", 1000.0, 990.0, 1010.0),
-                ("spot-checkpointed", "total_cost_vs_baseline", d, d - 5.0, d + 5.0),
+                (
+                    "spot-checkpointed",
+                    "total_cost_vs_baseline",
+                    d,
+                    d - 5.0,
+                    d + 5.0,
+                ),
             ],
         )
     }
@@ -221,9 +251,18 @@ mod tests {
             finding.verdict,
             Verdict::HoldsOnlyWhen("spot nodes live at least 19 h on average".into())
         );
-        assert!(finding.figure.starts_with("spot with checkpoints saves 66.0 %"), "{}", finding.figure);
+        assert!(
+            finding
+                .figure
+                .starts_with("spot with checkpoints saves 66.0 %"),
+            "{}",
+            finding.figure
+        );
         let short = [checkpoint_point(2.0, 0.2), checkpoint_point(5.0, 0.4)];
-        assert_eq!(spot_checkpointing(&short).unwrap().verdict, Verdict::DoesNotHold);
+        assert_eq!(
+            spot_checkpointing(&short).unwrap().verdict,
+            Verdict::DoesNotHold
+        );
     }
 
     fn reserved_point(discount: f64, nodes: f64, saving: f64) -> Point {
@@ -232,7 +271,13 @@ mod tests {
             &[discount, nodes],
             &[
                 ("on-demand", "total_cost", 1000.0, 990.0, 1010.0),
-                ("reserved-plus-on-demand", "total_cost_vs_baseline", d, d - 5.0, d + 5.0),
+                (
+                    "reserved-plus-on-demand",
+                    "total_cost_vs_baseline",
+                    d,
+                    d - 5.0,
+                    d + 5.0,
+                ),
             ],
         )
     }
@@ -247,11 +292,24 @@ mod tests {
         ];
         let finding = reserved_discount(&points).unwrap();
         assert_eq!(finding.verdict, Verdict::DoesNotHold);
-        assert!(finding.figure.contains("30 % off: 10.0 %"), "{}", finding.figure);
-        assert!(finding.figure.contains("40 % off: 17.0 % (95 % CI 16.5 to 17.5 %) (24 GPUs)"), "{}", finding.figure);
+        assert!(
+            finding.figure.contains("30 % off: 10.0 %"),
+            "{}",
+            finding.figure
+        );
+        assert!(
+            finding
+                .figure
+                .contains("40 % off: 17.0 % (95 % CI 16.5 to 17.5 %) (24 GPUs)"),
+            "{}",
+            finding.figure
+        );
         // Slope 0.7 per unit of discount: 30 % off the bill at 0.3 + 0.2/0.7 = 59 % off the list.
         assert!(finding.boundary.unwrap().contains("about 59 %"));
-        let good = [reserved_point(0.3, 2.0, 0.31), reserved_point(0.4, 2.0, 0.39)];
+        let good = [
+            reserved_point(0.3, 2.0, 0.31),
+            reserved_point(0.4, 2.0, 0.39),
+        ];
         assert_eq!(reserved_discount(&good).unwrap().verdict, Verdict::Holds);
     }
 
@@ -261,7 +319,13 @@ mod tests {
             &[shortfall],
             &[
                 ("hyperscaler-only", "total_cost", 1000.0, 990.0, 1010.0),
-                ("specialist-first", "total_cost_vs_baseline", d, d - 5.0, d + 5.0),
+                (
+                    "specialist-first",
+                    "total_cost_vs_baseline",
+                    d,
+                    d - 5.0,
+                    d + 5.0,
+                ),
                 ("specialist-first", "wait_p95_h", 0.1, 0.1, 0.1),
             ],
         )
@@ -281,10 +345,20 @@ mod tests {
             Verdict::HoldsOnlyWhen("peak shortfalls stay below 75 %".into())
         );
         let eaten = [specialist_point(0.0, 0.40), specialist_point(0.6, 0.25)];
-        assert_eq!(specialist_cloud(&eaten).unwrap().verdict, Verdict::DoesNotHold);
+        assert_eq!(
+            specialist_cloud(&eaten).unwrap().verdict,
+            Verdict::DoesNotHold
+        );
         let edge = [specialist_point(0.0, 0.40), specialist_point(0.6, 0.302)];
-        assert!(matches!(specialist_cloud(&edge).unwrap().verdict, Verdict::Undecided(_)));
-        let flat = [specialist_point(0.0, 0.40), specialist_point(0.6, 0.38), specialist_point(0.9, 0.36)];
+        assert!(matches!(
+            specialist_cloud(&edge).unwrap().verdict,
+            Verdict::Undecided(_)
+        ));
+        let flat = [
+            specialist_point(0.0, 0.40),
+            specialist_point(0.6, 0.38),
+            specialist_point(0.9, 0.36),
+        ];
         assert_eq!(specialist_cloud(&flat).unwrap().verdict, Verdict::Holds);
     }
 }

@@ -12,7 +12,9 @@ pub fn mixed_precision(points: &[Point]) -> Result<Finding, String> {
     for p in points {
         let full = p.stat("full-precision", "gpu_hours_paid")?;
         let mixed = p.stat("mixed-precision", "gpu_hours_paid")?;
-        let cost = p.stat("full-precision", "total_cost")?.ratio(p.stat("mixed-precision", "total_cost")?);
+        let cost = p
+            .stat("full-precision", "total_cost")?
+            .ratio(p.stat("mixed-precision", "total_cost")?);
         rows.push((p.x(), full.ratio(mixed), cost));
     }
     let speedups: Vec<f64> = rows.iter().map(|r| r.0).collect();
@@ -25,7 +27,13 @@ pub fn mixed_precision(points: &[Point]) -> Result<Finding, String> {
     let edge = crossing(&speedups, &factors, band.low);
     let at = rows
         .iter()
-        .map(|(k, f, c)| format!("{k}x kernels: {} less GPU time, {:.2}x less cost", value_ci(*f, 2, "x"), c.mean))
+        .map(|(k, f, c)| {
+            format!(
+                "{k}x kernels: {} less GPU time, {:.2}x less cost",
+                value_ci(*f, 2, "x"),
+                c.mean
+            )
+        })
         .collect::<Vec<_>>()
         .join("; ");
     Ok(Finding {
@@ -67,7 +75,11 @@ pub fn small_gpus(points: &[Point]) -> Result<Finding, String> {
             signed(p.saving("a100", "h100")?)
         ));
     }
-    let gap: Vec<f64> = l4_costs.iter().zip(&big_costs).map(|(l, b)| l - b).collect();
+    let gap: Vec<f64> = l4_costs
+        .iter()
+        .zip(&big_costs)
+        .map(|(l, b)| l - b)
+        .collect();
     let speeds: Vec<f64> = points.iter().map(Point::x).collect();
     let edge = crossing(&speeds, &gap, 0.0);
     let verdict = match (l4_wins.len(), t4_wins) {
@@ -77,14 +89,28 @@ pub fn small_gpus(points: &[Point]) -> Result<Finding, String> {
         ),
         (0, 0) => Verdict::DoesNotHold,
         _ => match edge {
-            Some(speed) => Verdict::HoldsOnlyWhen(format!("an L4 does at least {speed:.2} of an H100's work")),
+            Some(speed) => {
+                Verdict::HoldsOnlyWhen(format!("an L4 does at least {speed:.2} of an H100's work"))
+            }
             None => Verdict::Undecided("L4 wins at some speeds only".into()),
         },
     };
     Ok(Finding {
         verdict,
-        figure: format!("each GPU type's bill (endpoint and fine-tuning) against H100: {}", at.join("; ")),
-        boundary: edge.map(|speed| format!("an L4 costs less than the cheaper of H100 and A100 from {speed:.2} of an H100's speed")),
+        figure: format!(
+            "each GPU type's bill (endpoint and fine-tuning) against H100: {}",
+            at.join("; ")
+        ),
+        boundary: match edge {
+            Some(speed) => Some(format!(
+                "an L4 costs less than the cheaper of H100 and A100 from {speed:.2} of an H100's speed"
+            )),
+            None if l4_wins.len() == points.len() => Some(format!(
+                "an L4 costs less than H100 and A100 at every speed tried, from {:.2} of an H100's: a small endpoint on 1-GPU L4 nodes pays for fewer idle GPU-hours",
+                speeds.first().copied().unwrap_or(f64::NAN)
+            )),
+            None => None,
+        },
     })
 }
 
@@ -105,8 +131,20 @@ mod tests {
         point(
             &[speedup],
             &[
-                ("full-precision", "gpu_hours_paid", full_h, full_h - 1.0, full_h + 1.0),
-                ("mixed-precision", "gpu_hours_paid", mixed_h, mixed_h - 1.0, mixed_h + 1.0),
+                (
+                    "full-precision",
+                    "gpu_hours_paid",
+                    full_h,
+                    full_h - 1.0,
+                    full_h + 1.0,
+                ),
+                (
+                    "mixed-precision",
+                    "gpu_hours_paid",
+                    mixed_h,
+                    mixed_h - 1.0,
+                    mixed_h + 1.0,
+                ),
                 ("full-precision", "total_cost", full_h, full_h, full_h),
                 ("mixed-precision", "total_cost", mixed_h, mixed_h, mixed_h),
             ],
@@ -122,13 +160,24 @@ mod tests {
             precision_point(4.0, 1000.0, 278.0),
         ];
         let finding = mixed_precision(&points).unwrap();
-        let Verdict::HoldsOnlyWhen(condition) = &finding.verdict else { panic!("{finding:?}") };
+        let Verdict::HoldsOnlyWhen(condition) = &finding.verdict else {
+            panic!("{finding:?}")
+        };
         // 2.0 between 1.80 at 2x and 2.70 at 3x: 2 + 0.2/0.9 = 2.22.
         assert_eq!(condition, "the kernels run at least 2.22x faster");
-        let ideal = [precision_point(2.0, 1000.0, 480.0), precision_point(4.0, 1000.0, 260.0)];
+        let ideal = [
+            precision_point(2.0, 1000.0, 480.0),
+            precision_point(4.0, 1000.0, 260.0),
+        ];
         assert_eq!(mixed_precision(&ideal).unwrap().verdict, Verdict::Holds);
-        let poor = [precision_point(2.0, 1000.0, 800.0), precision_point(4.0, 1000.0, 700.0)];
-        assert_eq!(mixed_precision(&poor).unwrap().verdict, Verdict::DoesNotHold);
+        let poor = [
+            precision_point(2.0, 1000.0, 800.0),
+            precision_point(4.0, 1000.0, 700.0),
+        ];
+        assert_eq!(
+            mixed_precision(&poor).unwrap().verdict,
+            Verdict::DoesNotHold
+        );
     }
 
     /// Bills of H100, A100, L4 and T4 (± 1), with the paired differences against H100.
@@ -136,7 +185,13 @@ mod tests {
         let mut rows = Vec::new();
         for (name, cost) in [("h100", h100), ("a100", a100), ("l4", l4), ("t4", t4)] {
             rows.push((name, "total_cost", cost, cost - 1.0, cost + 1.0));
-            rows.push((name, "total_cost_vs_baseline", cost - h100, cost - h100 - 0.5, cost - h100 + 0.5));
+            rows.push((
+                name,
+                "total_cost_vs_baseline",
+                cost - h100,
+                cost - h100 - 0.5,
+                cost - h100 + 0.5,
+            ));
         }
         point(&[speed], &rows)
     }
@@ -146,9 +201,14 @@ mod tests {
         let both = [gpu_point(0.12, [100.0, 90.0, 70.0, 80.0])];
         assert_eq!(small_gpus(&both).unwrap().verdict, Verdict::Holds);
         let l4_only = [gpu_point(0.12, [100.0, 90.0, 70.0, 200.0])];
-        assert!(matches!(small_gpus(&l4_only).unwrap().verdict, Verdict::HoldsOnlyWhen(c) if c.starts_with("the GPUs are L4s")));
+        assert!(
+            matches!(small_gpus(&l4_only).unwrap().verdict, Verdict::HoldsOnlyWhen(c) if c.starts_with("the GPUs are L4s"))
+        );
         // L4 costs 120 at 0.1 and 60 at 0.3 against 90: even at 0.2.
-        let faster = [gpu_point(0.1, [100.0, 90.0, 120.0, 200.0]), gpu_point(0.3, [100.0, 90.0, 60.0, 200.0])];
+        let faster = [
+            gpu_point(0.1, [100.0, 90.0, 120.0, 200.0]),
+            gpu_point(0.3, [100.0, 90.0, 60.0, 200.0]),
+        ];
         assert_eq!(
             small_gpus(&faster).unwrap().verdict,
             Verdict::HoldsOnlyWhen("an L4 does at least 0.20 of an H100's work".into())
