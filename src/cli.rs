@@ -4,6 +4,7 @@
 mod claims;
 mod editor;
 mod fit;
+mod optimize;
 mod signals;
 mod sweep;
 
@@ -50,6 +51,10 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Combine the folders of a sharded sweep into the files the unsharded sweep writes
     Merge(sweep::MergeArgs),
+    /// Find the cheapest candidate (values of the varied parameters, per strategy) that meets
+    /// the constraints, spending replications where the decision is; writes optimize.csv,
+    /// recommendation.json, the chosen candidate's run folder and a chart
+    Optimize(optimize::OptimizeArgs),
     /// Fit parametric workloads (rates, daily and weekly profiles, growth, GPU mix, empirical
     /// durations) to a job trace and write them as [[workload]] tables; goodness of fit on
     /// stderr
@@ -121,6 +126,9 @@ struct RunArgs {
     /// No progress bar and no summary table (files are still written)
     #[arg(long, short)]
     quiet: bool,
+    /// The scenario's warnings were shown already (the best candidate of `optimize`).
+    #[arg(skip)]
+    hide_warnings: bool,
 }
 
 /// `--focus` and `--focus-period`, for `run` and `sweep`.
@@ -251,6 +259,7 @@ pub fn main() -> ExitCode {
         Command::Plot(args) => plot(&args, &signals),
         Command::Sweep(args) => sweep::sweep(args, command_line, &signals),
         Command::Merge(args) => sweep::merge(args, command_line, &signals),
+        Command::Optimize(args) => optimize::optimize(args, command_line, &signals),
         Command::Fit(args) => fit::fit_command(args, &signals),
         Command::Report(args) => report(&args, &signals),
         Command::Schema => editor::schema_command(),
@@ -344,6 +353,12 @@ fn plot(args: &PlotArgs, signals: &Signals) -> Result<()> {
     signals.begin_work();
     let files = if args.dir.join("sweep.json").is_file() {
         output::charts::sweep::draw_all_until(&args.dir, &signals.stop)?
+    } else if args
+        .dir
+        .join(output::optimize::RECOMMENDATION_FILE)
+        .is_file()
+    {
+        output::charts::optimize::draw_all_until(&args.dir, &signals.stop)?
     } else {
         output::charts::draw_all_until(&args.dir, &signals.stop)?
     };
@@ -397,7 +412,9 @@ impl Workers {
 fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
     let overrides = scenario::run_overrides(&args.scenario_args.set, args.replications, args.seed);
     let loaded = load(args.scenario.as_deref(), &overrides)?;
-    print_warnings(&loaded.warnings);
+    if !args.hide_warnings {
+        print_warnings(&loaded.warnings);
+    }
     let config = &loaded.config;
     let out = args
         .out

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod engine;
 pub mod format;
 pub mod model;
+pub mod optimize;
 pub mod output;
 pub mod policies;
 pub mod records;

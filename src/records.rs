@@ -1212,3 +1212,104 @@ pub struct InvocationInfo {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged: Vec<String>,
 }
+
+/// `optimize.json`: the question `fleetsim optimize` answers, everything it depends on. Its
+/// id is the hash of the rest: `--resume` goes on only with the same question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OptimizeInfo {
+    pub fleetsim_version: String,
+    pub optimize_id: String,
+    pub scenario_name: String,
+    pub scenario_file: String,
+    /// `--set` overrides (with `--seed`), applied to every candidate.
+    pub set: Vec<String>,
+    pub seed: u64,
+    pub currency: String,
+    /// The strategies whose parameters are optimised.
+    pub strategies: Vec<String>,
+    pub parameters: Vec<OptimizeParameter>,
+    pub minimize: String,
+    pub subject_to: Vec<String>,
+    /// Of each constraint, in its metric's unit.
+    pub tolerances: Vec<f64>,
+    /// That every decision of the run is right together.
+    pub confidence: f64,
+    /// "in the mean", or "at the bound of the 95 % interval".
+    pub constraints_hold: String,
+    pub initial_replications: u32,
+    pub max_replications: u32,
+    /// Share of the best objective below which a difference does not matter.
+    pub indifference: f64,
+    pub budget: Option<u64>,
+    pub search: String,
+    pub restarts: u32,
+    /// The resolved scenario, without its `[sweep]` and `[optimize]` tables.
+    pub scenario: serde_json::Value,
+}
+
+/// A parameter `fleetsim optimize` searches, with the values it may take.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OptimizeParameter {
+    pub path: String,
+    pub values: Vec<serde_json::Value>,
+}
+
+/// A mean with its 95 % interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    pub mean: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+}
+
+/// `recommendation.json`: what `fleetsim optimize` recommends, and how sure it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recommendation {
+    pub scenario_name: String,
+    pub optimize_id: String,
+    pub minimize: String,
+    pub subject_to: Vec<String>,
+    pub constraints_hold: String,
+    pub confidence: f64,
+    pub currency: String,
+    /// "decided", "max_replications", "budget" or "none_feasible".
+    pub stop: String,
+    /// How sure the answer is, in words.
+    pub statement: String,
+    pub chosen: Option<Choice>,
+    /// Candidates as good as the chosen one for practical purposes, or not told apart.
+    pub runner_ups: Vec<Choice>,
+    /// Each strategy's choice, when several were optimised.
+    pub strategies: Vec<Choice>,
+    pub candidates_evaluated: usize,
+    pub grid_points: usize,
+    pub replications_spent: u64,
+    pub replications_simulated: u64,
+    /// Taken from the journal of an interrupted run.
+    pub replications_reused: u64,
+    /// What a grid over every point (and strategy) would spend at the chosen candidate's
+    /// replications.
+    pub grid_replications_at_final_precision: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Choice {
+    pub candidate: String,
+    pub strategy: String,
+    pub parameters: serde_json::Map<String, serde_json::Value>,
+    pub replications: usize,
+    pub objective: Interval,
+    pub constraints: Vec<ConstraintValue>,
+    pub feasibility_probability: f64,
+    /// Objective minus the chosen candidate's, paired (absent for the chosen one).
+    pub difference_vs_chosen: Option<Interval>,
+    pub status: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConstraintValue {
+    pub constraint: String,
+    pub value: Interval,
+    pub holds: bool,
+}

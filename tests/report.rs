@@ -192,7 +192,9 @@ fn chromium() -> Result<PathBuf, String> {
         return Err("chromium is not installed and we are not root to apt-get it".into());
     }
     let apt = |args: &[&str]| {
+        // The Slurm tests may be installing packages at the same time: wait for dpkg's lock.
         Command::new("apt-get")
+            .args(["-o", "DPkg::Lock::Timeout=600"])
             .args(args)
             .env("DEBIAN_FRONTEND", "noninteractive")
             .status()
@@ -207,8 +209,11 @@ fn chromium() -> Result<PathBuf, String> {
     find().ok_or_else(|| "chromium is still not on PATH after apt-get".into())
 }
 
-/// Hosts Chromium itself talks to (updates, time, accounts, dictionaries), whatever the page.
-const CHROMIUM_OWN_HOSTS: [&str; 4] = [
+/// Hosts Chromium itself talks to (updates, time, accounts, dictionaries, its new-tab page's
+/// `www.google.com/async/...` requests), whatever the page. The control page's request to
+/// another host shows the filter keeps the page's own requests.
+const CHROMIUM_OWN_HOSTS: [&str; 5] = [
+    "www.google.com",
     "clients2.google.com",
     "update.googleapis.com",
     "accounts.google.com",

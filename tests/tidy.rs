@@ -22,6 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["runner"],
     &["output"],
     &["sweep"],
+    &["optimize"],
     &["claims"],
     &["cli"],
 ];

@@ -58,9 +58,12 @@ if [[ ${#missing[@]} -gt 0 ]]; then
     fi
     log "installing ${packages[*]} (missing: ${missing[*]})"
     export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null 2>&1; then
-        apt-get update -qq
-        apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+    # Another installer (a test installing Chromium at the same time) may hold dpkg's lock:
+    # wait for it rather than fail.
+    apt=(apt-get -o DPkg::Lock::Timeout=600)
+    if ! "${apt[@]}" install -y -qq --no-install-recommends "${packages[@]}" >/dev/null 2>&1; then
+        "${apt[@]}" update -qq
+        "${apt[@]}" install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
     fi
 fi
 

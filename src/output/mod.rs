@@ -9,6 +9,7 @@ pub mod charts;
 pub mod focus;
 pub mod lock;
 pub mod manifest;
+pub mod optimize;
 pub mod report;
 mod summary_table;
 mod sweep_table;

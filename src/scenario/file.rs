@@ -102,6 +102,54 @@ pub struct ScenarioFile {
     /// A sweep to run with `fleetsim sweep` (ignored by `run`). Default: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepFile>,
+    /// What `fleetsim optimize` searches when no `--vary` is given (ignored by `run` and
+    /// `sweep`). Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimize: Option<OptimizeFile>,
+}
+
+/// `[optimize]`: the question `fleetsim optimize` answers when its flags do not say it
+/// (a flag given replaces the field).
+///
+/// ```toml
+/// [optimize]
+/// vary = { "pool.dgx.nodes" = "0..16:1", "strategy.hybrid.burst_after_wait_h" = [0, 1, 4] }
+/// strategy = ["hybrid"]
+/// minimize = "total_cost"
+/// subject_to = ["wait_p95_h <= 2", "workload.training.wait_p95_h <= 8"]
+/// ```
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OptimizeFile {
+    /// Parameters to search: field path (as for `--set`) -> a list of values or a spec
+    /// string (`"0..16:1"`, `"1..100:log:9"`), as for `[sweep]`. Required.
+    #[serde(default)]
+    #[schemars(schema_with = "shapes::vary")]
+    pub vary: BTreeMap<String, Value>,
+    /// The strategies whose parameters are optimised, each on its own, then compared.
+    /// Default: every strategy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub strategy: Vec<String>,
+    /// The metric to minimise: `total_cost`, `total_cost_cash`, `total_cost_npv` or any
+    /// metric of summary.csv. Default: "total_cost".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "total_cost"))]
+    pub minimize: Option<String>,
+    /// Constraints, each `METRIC <= LIMIT` or `METRIC >= LIMIT` (optionally `+- TOLERANCE`);
+    /// METRIC is a metric of summary.csv, or `workload.NAME.METRIC`, `team.NAME.METRIC`,
+    /// `service.NAME.METRIC`. Default: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subject_to: Vec<String>,
+    /// Constraints must hold at the upper bound of this two-sided confidence interval
+    /// (0.5 to 0.999), not only in the mean. Default: in the mean.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.5, max = 0.999))]
+    pub confidence: Option<f64>,
+    /// At most this many replications (strategy runs) in all. Default: no limit but the
+    /// replications per candidate (`--max-replications`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub budget: Option<u64>,
 }
 
 /// `[sweep]`: the parameters `fleetsim sweep` varies when no `--vary` is given.

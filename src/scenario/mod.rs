@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 pub use check::{DISTRIBUTIONS, Issue, REPLICATIONS_MAX};
 pub use config::*;
-pub use file::{ScenarioFile, SweepFile};
+pub use file::{OptimizeFile, ScenarioFile, SweepFile};
 pub use lines::Lines;
 pub use overrides::{NAMED_ARRAYS, Override, did_you_mean, field_path, parse_value};
 pub use trace::{TraceCache, TraceFormat, TraceReplay};
@@ -372,11 +372,15 @@ impl Source {
     /// The paths of `[sweep] vary`, in the order the file writes them (the table itself is
     /// sorted by key); empty when the file has no such table.
     pub fn sweep_vary_order(&self) -> Vec<String> {
+        self.vary_order("sweep")
+    }
+
+    /// The same for the `[optimize]` table (or any table `name` with a `vary` table).
+    pub fn vary_order(&self, name: &str) -> Vec<String> {
         let Ok(table) = toml::de::DeTable::parse(&self.text) else {
             return Vec::new();
         };
-        let Some(toml::de::DeValue::Table(sweep)) =
-            table.get_ref().get("sweep").map(|v| v.get_ref())
+        let Some(toml::de::DeValue::Table(sweep)) = table.get_ref().get(name).map(|v| v.get_ref())
         else {
             return Vec::new();
         };

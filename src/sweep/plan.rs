@@ -284,6 +284,38 @@ fn file_varies(
     Ok((varies, sampling))
 }
 
+/// The values of each parameter of `varies` (each with where it was given), typed for its
+/// field as a sweep's grid types them: what `fleetsim optimize` searches. An interval (which
+/// only a sample can draw from) is an error saying how to give values instead.
+pub fn finite_parameters(
+    set: &[Override],
+    source: &Source,
+    varies: Vec<(Vary, String)>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(String, Vec<Value>)>, SweepError> {
+    let request = Request {
+        scenario: PathBuf::new(),
+        vary: Vec::new(),
+        sampling: None,
+        set: set.to_vec(),
+        focus: None,
+    };
+    let parameters = parameters(&request, source, varies, warnings)?;
+    parameters
+        .into_iter()
+        .map(|p| match p.domain {
+            Domain::Finite(values) => Ok((p.vary.path, values)),
+            Domain::Interval { .. } => Err(SweepError::Vary {
+                at: p.at,
+                problem: format!(
+                    "`{}` is an interval; give values to search: a STEP (`{}:1`) or a count (`{}:lin:9`)",
+                    p.vary.text, p.vary.text, p.vary.text
+                ),
+            }),
+        })
+        .collect()
+}
+
 /// Each parameter once, not also fixed by --set, typed for its field, with its domain.
 fn parameters(
     request: &Request,

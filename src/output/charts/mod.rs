@@ -11,6 +11,7 @@ mod cost_vs_wait;
 mod cumulative_cost;
 mod input;
 mod monthly_cost;
+pub mod optimize;
 mod panels;
 mod pool_gpus;
 mod pool_utilization;
