@@ -82,7 +82,7 @@ impl Point {
     pub fn saving(&self, strategy: &str, baseline: &str) -> Result<Estimate, String> {
         let difference = self.stat(strategy, "total_cost_vs_baseline")?;
         let base = self.stat(baseline, "total_cost")?.mean;
-        if !(base > 0.0) {
+        if base.is_nan() || base <= 0.0 {
             return Err(format!("the baseline `{baseline}` costs nothing"));
         }
         Ok(Estimate::new(

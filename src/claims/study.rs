@@ -56,7 +56,8 @@ pub enum ClaimsError {
     Sweep {
         number: u8,
         scenario: PathBuf,
-        error: SweepError,
+        /// Boxed: a `SweepError` is large, and this is returned on every claim's success path.
+        error: Box<SweepError>,
     },
     #[error(
         "claim {number}: {} holds results of other options (seed, replications, --set or scenario); redo it with --only {number}, or run all claims without --only",
@@ -88,7 +89,7 @@ pub fn run_claim(
     let sweep_error = |error| ClaimsError::Sweep {
         number,
         scenario: scenario.clone(),
-        error,
+        error: Box::new(error),
     };
     let output_error = |error| ClaimsError::Output { number, error };
     let request = sweep::Request {

@@ -27,12 +27,15 @@ pub enum Progress {
 
 /// How a run meets the world: the stop flag, an earlier run's evaluations, where new ones
 /// go, and progress.
+/// Called with an evaluation's key and metric values; an error stops the run.
+pub type Record<'a> = dyn Fn(&str, &[f64]) -> Result<(), String> + Sync + 'a;
+
 pub struct Hooks<'a> {
     pub stop: &'a AtomicBool,
     /// Metric values by [`key`], from the journal of an interrupted run.
     pub cached: &'a HashMap<String, Vec<f64>>,
     /// Called with each new evaluation's key and values, from the worker threads.
-    pub record: &'a (dyn Fn(&str, &[f64]) -> Result<(), String> + Sync),
+    pub record: &'a Record<'a>,
     pub progress: &'a (dyn Fn(Progress) + Sync),
 }
 

@@ -48,8 +48,9 @@ pub const RESTARTS: u32 = 2;
 pub enum OptimizeError {
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
+    /// Boxed: a `SweepError` is large, and this is returned on every success path.
     #[error(transparent)]
-    Sweep(#[from] SweepError),
+    Sweep(Box<SweepError>),
     /// A flag or `[optimize]` field that cannot be used; `at` names it.
     #[error("{at}: {problem}")]
     Question { at: String, problem: String },
@@ -66,6 +67,12 @@ pub enum OptimizeError {
     Simulation(String),
     #[error("cannot record an evaluation: {0}")]
     Record(String),
+}
+
+impl From<SweepError> for OptimizeError {
+    fn from(error: SweepError) -> Self {
+        OptimizeError::Sweep(Box::new(error))
+    }
 }
 
 /// How the candidates are found.

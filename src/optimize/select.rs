@@ -23,6 +23,9 @@
 
 use crate::stats::t_quantile;
 
+/// Simulates the replications asked for, returning each need's metric values.
+pub type Simulate<'s, E> = dyn FnMut(&[Need]) -> Result<Vec<Vec<f64>>, E> + 's;
+
 /// How a constraint must hold.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Holding {
@@ -156,7 +159,7 @@ pub fn select<E>(
     invalid: &[Option<String>],
     limits: &[Limit],
     settings: Settings,
-    simulate: &mut dyn FnMut(&[Need]) -> Result<Vec<Vec<f64>>, E>,
+    simulate: &mut Simulate<'_, E>,
 ) -> Result<Selection, E> {
     let k = observations.len();
     let stages = stages(settings);
@@ -222,11 +225,7 @@ impl Procedure<'_> {
             .collect()
     }
 
-    fn observe<E>(
-        &mut self,
-        needs: &[Need],
-        simulate: &mut dyn FnMut(&[Need]) -> Result<Vec<Vec<f64>>, E>,
-    ) -> Result<(), E> {
+    fn observe<E>(&mut self, needs: &[Need], simulate: &mut Simulate<'_, E>) -> Result<(), E> {
         if needs.is_empty() {
             return Ok(());
         }
@@ -314,7 +313,7 @@ impl Procedure<'_> {
     fn decide(&mut self, last: bool) -> Option<Stop> {
         let k = self.observations.len();
         let mut feasible = vec![false; k];
-        for c in 0..k {
+        for (c, is_feasible) in feasible.iter_mut().enumerate() {
             if !self.in_play(c) {
                 continue;
             }
@@ -325,7 +324,7 @@ impl Procedure<'_> {
                         sure: !last,
                     }));
                 }
-                (Some(true), _) => feasible[c] = true,
+                (Some(true), _) => *is_feasible = true,
                 _ => {}
             }
         }
@@ -337,14 +336,14 @@ impl Procedure<'_> {
             return (!open || last).then_some(Stop::NoneFeasible);
         };
         let delta = self.settings.indifference * self.mean_objective(best).abs();
-        for c in 0..k {
+        for (c, &is_feasible) in feasible.iter().enumerate() {
             if c == best || !self.in_play(c) {
                 continue;
             }
             let (mean, half, n) = self.difference(c, best);
             if n >= 2 && mean - half > 0.0 {
                 self.status[c] = Some(Status::Dropped(Reason::Costlier { than: best }));
-            } else if feasible[c] && n >= 2 && mean - half >= -delta && mean + half <= delta {
+            } else if is_feasible && n >= 2 && mean - half >= -delta && mean + half <= delta {
                 self.status[c] = Some(Status::RunnerUp { separated: true });
             }
         }
@@ -423,7 +422,7 @@ mod tests {
     /// Candidates with objective `means[c] + common + own noise` and one constraint whose
     /// excess is `excess[c] + noise`: common random numbers as a shared term per replication.
     fn run(means: &[f64], excess: &[f64], noise: f64, seed: u64, settings: Settings) -> Selection {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(seed);
         let common: Vec<f64> = (0..settings.max)
             .map(|_| Normal::new(0.0, 10.0).unwrap().sample(&mut rng))
             .collect();

@@ -118,13 +118,16 @@ impl OptimizeResults {
     }
 }
 
+/// A binding constraint's column, its label, and its limit with whether it is an upper one.
+type Binding = (usize, String, Option<(f64, bool)>);
+
 /// The x column: the mean of the constraint the chosen candidate is closest to, or the
 /// first parameter.
 fn binding(
     rec: &crate::records::Recommendation,
     header: &csv::StringRecord,
     path: &Path,
-) -> Result<(usize, String, Option<(f64, bool)>), ChartError> {
+) -> Result<Binding, ChartError> {
     let parsed: Vec<(String, bool, f64)> = rec
         .subject_to
         .iter()
