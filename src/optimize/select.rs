@@ -518,8 +518,11 @@ mod tests {
 
     #[test]
     fn the_budget_stops_the_doubling() {
+        // No indifference zone, so only the budget can end it (with one, two candidates
+        // within it are decided as runners-up).
         let budget = Settings {
             budget: Some(100),
+            indifference: 0.0,
             ..settings()
         };
         // Two candidates 0.01 apart with noise 1 cannot be told apart: the budget ends it.
