@@ -13,6 +13,7 @@ mod fuzz;
 mod golden;
 mod memory;
 mod money;
+mod optimize;
 mod peer;
 mod properties;
 mod report;

@@ -35,7 +35,7 @@ use select::{Holding, Settings};
 use space::{GRID_MAX, Space};
 
 /// Replications of every candidate at the first stage.
-pub const INITIAL_REPLICATIONS: u32 = 10;
+pub const INITIAL_REPLICATIONS: u32 = 5;
 /// Replications of a candidate at most, by default.
 pub const MAX_REPLICATIONS: u32 = 160;
 /// The indifference zone by default: a difference in the objective below 1 % of it does

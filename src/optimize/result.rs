@@ -466,8 +466,6 @@ pub fn recommendation(prepared: &Prepared, outcome: &Outcome) -> Recommendation 
         candidates_evaluated: outcome.candidates.len(),
         grid_points: prepared.space.size(),
         replications_spent: outcome.spent(),
-        replications_simulated: outcome.simulated,
-        replications_reused: outcome.reused,
         grid_replications_at_final_precision: outcome.grid_replications(prepared),
     }
 }
@@ -481,6 +479,19 @@ fn amount(prepared: &Prepared, metric_is_money: bool, x: f64) -> String {
     } else {
         "-".into()
     }
+}
+
+/// `path = value` of each parameter, in the order they were given.
+fn in_order(
+    prepared: &Prepared,
+    values: &serde_json::Map<String, serde_json::Value>,
+) -> Vec<String> {
+    prepared
+        .space
+        .paths
+        .iter()
+        .filter_map(|path| values.get(path).map(|v| format!("{path} = {v}")))
+        .collect()
 }
 
 /// The terminal summary: what to buy, how sure, and at what cost in replications.
@@ -499,11 +510,7 @@ pub fn memo(prepared: &Prepared, outcome: &Outcome, recommendation: &Recommendat
     text.push('\n');
     let money = prepared.objective.is_money();
     if let Some(chosen) = &recommendation.chosen {
-        let values: Vec<String> = chosen
-            .parameters
-            .iter()
-            .map(|(k, v)| format!("{k} = {v}"))
-            .collect();
+        let values = in_order(prepared, &chosen.parameters);
         text.push_str(&format!(
             "\nRecommendation: strategy {}, {}\n",
             chosen.strategy,
@@ -531,11 +538,7 @@ pub fn memo(prepared: &Prepared, outcome: &Outcome, recommendation: &Recommendat
         }
     }
     for r in &recommendation.runner_ups {
-        let values: Vec<String> = r
-            .parameters
-            .iter()
-            .map(|(k, v)| format!("{k} = {v}"))
-            .collect();
+        let values = in_order(prepared, &r.parameters);
         let d = r.difference_vs_chosen.unwrap_or(Interval {
             mean: f64::NAN,
             ci95_low: f64::NAN,
@@ -574,6 +577,12 @@ pub fn memo(prepared: &Prepared, outcome: &Outcome, recommendation: &Recommendat
         ));
     }
     text.push_str(&spent);
+    if outcome.reused > 0 {
+        text.push_str(&format!(
+            "; {} of them from the journal of an earlier run",
+            crate::format::thousands(outcome.reused as f64, 0)
+        ));
+    }
     text.push_str(".\n");
     text
 }

@@ -406,6 +406,7 @@ impl Procedure<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::SimRng;
     use rand::SeedableRng;
     use rand_distr::{Distribution, Normal};
 
@@ -423,7 +424,7 @@ mod tests {
     /// Candidates with objective `means[c] + common + own noise` and one constraint whose
     /// excess is `excess[c] + noise`: common random numbers as a shared term per replication.
     fn run(means: &[f64], excess: &[f64], noise: f64, seed: u64, settings: Settings) -> Selection {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut rng = SimRng::seed_from_u64(seed);
         let common: Vec<f64> = (0..settings.max)
             .map(|_| Normal::new(0.0, 10.0).unwrap().sample(&mut rng))
             .collect();
@@ -521,9 +522,11 @@ mod tests {
     fn the_budget_stops_the_doubling() {
         let budget = Settings {
             budget: Some(100),
+            indifference: 0.0,
             ..settings()
         };
-        // Two candidates 0.01 apart with noise 1 cannot be told apart: the budget ends it.
+        // Two candidates 0.01 apart with noise 1 and no indifference zone cannot be told
+        // apart: the budget ends it.
         let selection = run(&[100.0, 100.01], &[-1.0, -1.0], 1.0, 6, budget);
         assert_eq!(selection.stop, Stop::Budget);
         assert!(selection.spent <= 100);
