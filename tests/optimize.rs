@@ -567,3 +567,34 @@ fn bad_questions_are_refused_with_what_is_accepted() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("holds no optimisation"));
     assert_eq!(fs::read_to_string(other.join("notes.txt")).unwrap(), "mine");
 }
+
+#[test]
+fn the_files_optimize_table_asks_the_question_and_flags_replace_its_fields() {
+    let dir = temp_dir("optimize-table");
+    let text = format!(
+        "{}\n[optimize]\nvary = {{ \"pool.cluster.nodes\" = \"7..14:1\" }}\nsubject_to = [\"wait_p95_h <= 0.7\"]\n",
+        mmc_scenario(6.0)
+    );
+    let scenario = write(&dir, "mmc.toml", &text);
+    let valid = fleetsim(&["validate", &scenario]);
+    assert!(valid.status.success(), "{}", String::from_utf8_lossy(&valid.stderr));
+    let out = dir.join("table");
+    let rec = optimize(&[&scenario, "--out", out.to_str().unwrap(), "--no-charts", "-q"]);
+    assert_eq!(chosen_value(&rec, "pool.cluster.nodes"), 9);
+    assert_eq!(rec["subject_to"][0], "wait_p95_h <= 0.7");
+    let out = dir.join("flag");
+    let rec = optimize(&[
+        &scenario,
+        "--subject-to",
+        "wait_p95_h <= 1.5",
+        "--out",
+        out.to_str().unwrap(),
+        "--no-charts",
+        "-q",
+    ]);
+    assert_eq!(chosen_value(&rec, "pool.cluster.nodes"), 8);
+    // `run` ignores the table.
+    let run_out = dir.join("run");
+    let run = fleetsim(&["run", &scenario, "--out", run_out.to_str().unwrap(), "--no-charts", "-q"]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+}

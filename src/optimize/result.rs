@@ -409,15 +409,19 @@ pub fn statement(prepared: &Prepared, outcome: &Outcome) -> String {
             significant(c * 100.0, 3)
         ),
     };
+    let holds_by_mean = match prepared.settings.holding {
+        Holding::Mean => "meets every constraint by its mean".to_string(),
+        Holding::Upper(_) => holds.clone(),
+    };
     let body = match overall_stop(outcome) {
         Stop::Decided => format!(
             "Decided: with probability at least {confidence} (every decision at a Bonferroni-corrected level, normal approximation of the means), the chosen candidate {holds} and costs at most {indifference} more than the best candidate evaluated that does."
         ),
         Stop::MaxReplications => format!(
-            "Not fully decided: at the most replications allowed, the runner-ups could not be told apart from the chosen candidate; it {holds} by its mean and has the lowest mean objective among them. Raise --max-replications to separate them."
+            "Not fully decided: at the most replications allowed, the runner-ups could not be told apart from the chosen candidate (at the run's corrected level); it {holds_by_mean} and has the lowest mean objective among them. Raise --max-replications to separate them."
         ),
         Stop::Budget => format!(
-            "Not fully decided: the replication budget ran out; the chosen candidate {holds} by its mean and has the lowest mean objective of those still in play. Raise --budget to decide."
+            "Not fully decided: the replication budget ran out; the chosen candidate {holds_by_mean} and has the lowest mean objective of those still in play. Raise --budget to decide."
         ),
         Stop::NoneFeasible => "No candidate meets the constraints: relax them, or widen the ranges searched. optimize.csv says by how much each candidate misses.".to_string(),
     };
