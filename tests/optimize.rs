@@ -566,6 +566,25 @@ fn bad_questions_are_refused_with_what_is_accepted() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("holds no optimisation"));
     assert_eq!(fs::read_to_string(other.join("notes.txt")).unwrap(), "mine");
+    // --force replaces only what an optimisation writes.
+    let out = fleetsim(&[
+        "optimize",
+        &scenario,
+        "--vary",
+        "pool.dgx.nodes=4..5:1",
+        "--out",
+        other.to_str().unwrap(),
+        "--force",
+        "--no-charts",
+        "-q",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(fs::read_to_string(other.join("notes.txt")).unwrap(), "mine");
+    assert!(other.join("recommendation.json").is_file());
 }
 
 #[test]
@@ -577,9 +596,19 @@ fn the_files_optimize_table_asks_the_question_and_flags_replace_its_fields() {
     );
     let scenario = write(&dir, "mmc.toml", &text);
     let valid = fleetsim(&["validate", &scenario]);
-    assert!(valid.status.success(), "{}", String::from_utf8_lossy(&valid.stderr));
+    assert!(
+        valid.status.success(),
+        "{}",
+        String::from_utf8_lossy(&valid.stderr)
+    );
     let out = dir.join("table");
-    let rec = optimize(&[&scenario, "--out", out.to_str().unwrap(), "--no-charts", "-q"]);
+    let rec = optimize(&[
+        &scenario,
+        "--out",
+        out.to_str().unwrap(),
+        "--no-charts",
+        "-q",
+    ]);
     assert_eq!(chosen_value(&rec, "pool.cluster.nodes"), 9);
     assert_eq!(rec["subject_to"][0], "wait_p95_h <= 0.7");
     let out = dir.join("flag");
@@ -595,6 +624,73 @@ fn the_files_optimize_table_asks_the_question_and_flags_replace_its_fields() {
     assert_eq!(chosen_value(&rec, "pool.cluster.nodes"), 8);
     // `run` ignores the table.
     let run_out = dir.join("run");
-    let run = fleetsim(&["run", &scenario, "--out", run_out.to_str().unwrap(), "--no-charts", "-q"]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let run = fleetsim(&[
+        "run",
+        &scenario,
+        "--out",
+        run_out.to_str().unwrap(),
+        "--no-charts",
+        "-q",
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+#[test]
+fn several_strategies_are_each_optimised_then_compared() {
+    let dir = temp_dir("optimize-strategies");
+    let text = format!(
+        "{}\n[[strategy]]\nname = \"cloud-only\"\npools = [\"cloud\"]\n",
+        burst_scenario()
+    );
+    let scenario = write(&dir, "two.toml", &text);
+    let out = dir.join("out");
+    let rec = optimize(&[
+        &scenario,
+        "--vary",
+        "pool.dgx.nodes=4..9:1",
+        "--strategy",
+        "hybrid",
+        "--strategy",
+        "cloud-only",
+        "--subject-to",
+        "wait_p95_h <= 0.6",
+        "--out",
+        out.to_str().unwrap(),
+        "--no-charts",
+        "-q",
+    ]);
+    let choices = rec["strategies"].as_array().unwrap();
+    assert_eq!(choices.len(), 2, "{rec}");
+    let cheapest = choices
+        .iter()
+        .min_by(|a, b| {
+            let cost = |c: &Value| c["objective"]["mean"].as_f64().unwrap();
+            cost(a).total_cmp(&cost(b))
+        })
+        .unwrap();
+    assert_eq!(rec["chosen"]["strategy"], cheapest["strategy"]);
+    assert_eq!(rec["grid_points"], 6);
+    // A coordinate search of one parameter finds the grid's answer.
+    let coordinate = dir.join("coordinate");
+    let again = optimize(&[
+        &scenario,
+        "--vary",
+        "pool.dgx.nodes=4..9:1",
+        "--strategy",
+        "hybrid",
+        "--subject-to",
+        "wait_p95_h <= 0.6",
+        "--search",
+        "coordinate",
+        "--out",
+        coordinate.to_str().unwrap(),
+        "--no-charts",
+        "-q",
+    ]);
+    let hybrid = choices.iter().find(|c| c["strategy"] == "hybrid").unwrap();
+    assert_eq!(again["chosen"]["parameters"], hybrid["parameters"]);
 }

@@ -25,6 +25,9 @@ pub enum Progress {
     Unit,
 }
 
+/// Where a new evaluation goes: its key and metric values (the journal); Err stops the run.
+pub type Record<'a> = dyn Fn(&str, &[f64]) -> Result<(), String> + Sync + 'a;
+
 /// How a run meets the world: the stop flag, an earlier run's evaluations, where new ones
 /// go, and progress.
 pub struct Hooks<'a> {
@@ -32,7 +35,7 @@ pub struct Hooks<'a> {
     /// Metric values by [`key`], from the journal of an interrupted run.
     pub cached: &'a HashMap<String, Vec<f64>>,
     /// Called with each new evaluation's key and values, from the worker threads.
-    pub record: &'a (dyn Fn(&str, &[f64]) -> Result<(), String> + Sync),
+    pub record: &'a Record<'a>,
     pub progress: &'a (dyn Fn(Progress) + Sync),
 }
 

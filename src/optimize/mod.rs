@@ -47,9 +47,9 @@ pub const RESTARTS: u32 = 2;
 #[derive(Debug, thiserror::Error)]
 pub enum OptimizeError {
     #[error(transparent)]
-    Scenario(#[from] ScenarioError),
+    Scenario(Box<ScenarioError>),
     #[error(transparent)]
-    Sweep(#[from] SweepError),
+    Sweep(Box<SweepError>),
     /// A flag or `[optimize]` field that cannot be used; `at` names it.
     #[error("{at}: {problem}")]
     Question { at: String, problem: String },
@@ -66,6 +66,19 @@ pub enum OptimizeError {
     Simulation(String),
     #[error("cannot record an evaluation: {0}")]
     Record(String),
+}
+
+// Boxed: the big variants would make every `Result` of the search as large as they are.
+impl From<ScenarioError> for OptimizeError {
+    fn from(error: ScenarioError) -> Self {
+        Self::Scenario(Box::new(error))
+    }
+}
+
+impl From<SweepError> for OptimizeError {
+    fn from(error: SweepError) -> Self {
+        Self::Sweep(Box::new(error))
+    }
 }
 
 /// How the candidates are found.

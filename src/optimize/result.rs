@@ -55,7 +55,6 @@ fn interval(e: Estimate) -> Interval {
 
 impl Outcome {
     pub fn new(
-        prepared: &Prepared,
         candidates: Vec<CandidateResult>,
         strategies: Vec<StrategyResult>,
         simulated: u64,
@@ -66,7 +65,6 @@ impl Outcome {
             .iter()
             .filter_map(|s| s.chosen)
             .min_by(|&a, &b| mean(a).total_cmp(&mean(b)));
-        let _ = prepared;
         Self {
             candidates,
             strategies,

@@ -98,6 +98,9 @@ pub struct Need {
     pub to: u32,
 }
 
+/// The simulation as the procedure sees it: the rows of what it needs, in order.
+pub type Simulate<'a, E> = dyn FnMut(&[Need]) -> Result<Vec<Vec<f64>>, E> + 'a;
+
 /// One candidate's observations: `values[r]` = [objective, excess of each constraint].
 pub type Observations = Vec<Vec<f64>>;
 
@@ -156,7 +159,7 @@ pub fn select<E>(
     invalid: &[Option<String>],
     limits: &[Limit],
     settings: Settings,
-    simulate: &mut dyn FnMut(&[Need]) -> Result<Vec<Vec<f64>>, E>,
+    simulate: &mut Simulate<'_, E>,
 ) -> Result<Selection, E> {
     let k = observations.len();
     let stages = stages(settings);
@@ -222,11 +225,7 @@ impl Procedure<'_> {
             .collect()
     }
 
-    fn observe<E>(
-        &mut self,
-        needs: &[Need],
-        simulate: &mut dyn FnMut(&[Need]) -> Result<Vec<Vec<f64>>, E>,
-    ) -> Result<(), E> {
+    fn observe<E>(&mut self, needs: &[Need], simulate: &mut Simulate<'_, E>) -> Result<(), E> {
         if needs.is_empty() {
             return Ok(());
         }
@@ -314,7 +313,7 @@ impl Procedure<'_> {
     fn decide(&mut self, last: bool) -> Option<Stop> {
         let k = self.observations.len();
         let mut feasible = vec![false; k];
-        for c in 0..k {
+        for (c, is_feasible) in feasible.iter_mut().enumerate() {
             if !self.in_play(c) {
                 continue;
             }
@@ -325,7 +324,7 @@ impl Procedure<'_> {
                         sure: !last,
                     }));
                 }
-                (Some(true), _) => feasible[c] = true,
+                (Some(true), _) => *is_feasible = true,
                 _ => {}
             }
         }
@@ -337,14 +336,14 @@ impl Procedure<'_> {
             return (!open || last).then_some(Stop::NoneFeasible);
         };
         let delta = self.settings.indifference * self.mean_objective(best).abs();
-        for c in 0..k {
+        for (c, &is_feasible) in feasible.iter().enumerate() {
             if c == best || !self.in_play(c) {
                 continue;
             }
             let (mean, half, n) = self.difference(c, best);
             if n >= 2 && mean - half > 0.0 {
                 self.status[c] = Some(Status::Dropped(Reason::Costlier { than: best }));
-            } else if feasible[c] && n >= 2 && mean - half >= -delta && mean + half <= delta {
+            } else if is_feasible && n >= 2 && mean - half >= -delta && mean + half <= delta {
                 self.status[c] = Some(Status::RunnerUp { separated: true });
             }
         }

@@ -111,6 +111,9 @@ impl Score {
     }
 }
 
+/// Scores a batch of points, in order.
+pub type ScoreFn<'a, E> = dyn FnMut(&[Point]) -> Result<Vec<Score>, E> + 'a;
+
 /// Coordinate search: from each start, move to the best of the neighbours while one scores
 /// better than where it stands. `score` is asked for the points not yet scored, a batch at a
 /// time, and may fail. Returns every point scored, in the order first asked: the candidates
@@ -118,7 +121,7 @@ impl Score {
 pub fn coordinate_search<E>(
     space: &Space,
     starts: &[Point],
-    score: &mut dyn FnMut(&[Point]) -> Result<Vec<Score>, E>,
+    score: &mut ScoreFn<'_, E>,
 ) -> Result<Vec<Point>, E> {
     let mut visited: Vec<Point> = Vec::new();
     let mut scores: Vec<Score> = Vec::new();

@@ -118,13 +118,17 @@ impl OptimizeResults {
     }
 }
 
+/// The x axis: a column of optimize.csv, its label, and the binding constraint's limit
+/// (with whether it bounds from above).
+type Binding = (usize, String, Option<(f64, bool)>);
+
 /// The x column: the mean of the constraint the chosen candidate is closest to, or the
 /// first parameter.
 fn binding(
     rec: &crate::records::Recommendation,
     header: &csv::StringRecord,
     path: &Path,
-) -> Result<(usize, String, Option<(f64, bool)>), ChartError> {
+) -> Result<Binding, ChartError> {
     let parsed: Vec<(String, bool, f64)> = rec
         .subject_to
         .iter()
