@@ -694,3 +694,41 @@ fn several_strategies_are_each_optimised_then_compared() {
     let hybrid = choices.iter().find(|c| c["strategy"] == "hybrid").unwrap();
     assert_eq!(again["chosen"]["parameters"], hybrid["parameters"]);
 }
+
+#[test]
+fn a_service_constraint_reads_the_services_figures() {
+    let dir = temp_dir("optimize-service");
+    let out = dir.join("out");
+    let rec = optimize(&[
+        "scenarios/inference-and-training.toml",
+        "--strategy",
+        "dgx-base",
+        "--vary",
+        "pool.dgx.nodes=2,6",
+        "--subject-to",
+        "service.chat.unserved_share <= 0.05",
+        "--set",
+        "horizon_months=2",
+        "--out",
+        out.to_str().unwrap(),
+        "--no-charts",
+        "-q",
+    ]);
+    let value = rec["chosen"]["constraints"][0]["value"]["mean"]
+        .as_f64()
+        .unwrap();
+    let services = fs::read_to_string(out.join("best/services.csv")).unwrap();
+    let row = services
+        .lines()
+        .find(|l| l.starts_with("dgx-base,chat,unserved_share,"))
+        .unwrap();
+    let mean: f64 = row.split(',').nth(3).unwrap().parse().unwrap();
+    assert_eq!(
+        value, mean,
+        "the constraint is services.csv's unserved_share"
+    );
+    assert!(
+        value > 0.0,
+        "the service is not always met: the test can fail"
+    );
+}

@@ -192,11 +192,21 @@ pub fn reason(prepared: &Prepared, outcome: &Outcome, index: usize) -> String {
     }
 }
 
+/// `x` with 3 significant digits, small numbers too (0.00625, not 0.01).
 fn significant_signed(x: f64) -> String {
     if !x.is_finite() {
         return "-".into();
     }
-    let text = significant(x.abs(), 3);
+    let text = if x.abs() >= 1.0 || x == 0.0 {
+        significant(x.abs(), 3)
+    } else {
+        let decimals = (2 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
+        let fixed = format!("{:.decimals$}", x.abs());
+        fixed
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    };
     if x < 0.0 {
         format!("\u{2212}{text}")
     } else {
@@ -587,4 +597,19 @@ pub fn memo(prepared: &Prepared, outcome: &Outcome, recommendation: &Recommendat
     }
     text.push_str(".\n");
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::significant_signed;
+
+    #[test]
+    fn figures_keep_three_significant_digits() {
+        assert_eq!(significant_signed(0.006252), "0.00625");
+        assert_eq!(significant_signed(0.99), "0.99");
+        assert_eq!(significant_signed(1.1), "1.1");
+        assert_eq!(significant_signed(-21_900.0), "\u{2212}21,900");
+        assert_eq!(significant_signed(0.0), "0");
+        assert_eq!(significant_signed(f64::NAN), "-");
+    }
 }
