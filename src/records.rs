@@ -1283,10 +1283,9 @@ pub struct Recommendation {
     pub strategies: Vec<Choice>,
     pub candidates_evaluated: usize,
     pub grid_points: usize,
+    /// Replications the search used (those an interrupted run simulated included, so a
+    /// resumed run writes the same file).
     pub replications_spent: u64,
-    pub replications_simulated: u64,
-    /// Taken from the journal of an interrupted run.
-    pub replications_reused: u64,
     /// What a grid over every point (and strategy) would spend at the chosen candidate's
     /// replications.
     pub grid_replications_at_final_precision: Option<u64>,

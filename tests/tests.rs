@@ -14,6 +14,7 @@ mod fuzz;
 mod golden;
 mod memory;
 mod money;
+mod optimize;
 mod peer;
 mod properties;
 mod report;

@@ -73,7 +73,7 @@ pub(super) struct OptimizeArgs {
     /// Go on from what an interrupted run of the same question simulated
     #[arg(long)]
     resume: bool,
-    /// Replace what the output folder holds
+    /// Replace the optimisation the output folder holds (other files there are left alone)
     #[arg(long)]
     force: bool,
     /// Worker threads [default: all cores]; results are identical for any value

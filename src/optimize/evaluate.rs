@@ -25,11 +25,11 @@ pub enum Progress {
     Unit,
 }
 
-/// How a run meets the world: the stop flag, an earlier run's evaluations, where new ones
-/// go, and progress.
-/// Called with an evaluation's key and metric values; an error stops the run.
+/// Where a new evaluation goes: its key and metric values (the journal); Err stops the run.
 pub type Record<'a> = dyn Fn(&str, &[f64]) -> Result<(), String> + Sync + 'a;
 
+/// How a run meets the world: the stop flag, an earlier run's evaluations, where new ones
+/// go, and progress.
 pub struct Hooks<'a> {
     pub stop: &'a AtomicBool,
     /// Metric values by [`key`], from the journal of an interrupted run.

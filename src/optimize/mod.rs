@@ -35,7 +35,7 @@ use select::{Holding, Settings};
 use space::{GRID_MAX, Space};
 
 /// Replications of every candidate at the first stage.
-pub const INITIAL_REPLICATIONS: u32 = 10;
+pub const INITIAL_REPLICATIONS: u32 = 5;
 /// Replications of a candidate at most, by default.
 pub const MAX_REPLICATIONS: u32 = 160;
 /// The indifference zone by default: a difference in the objective below 1 % of it does
@@ -47,8 +47,7 @@ pub const RESTARTS: u32 = 2;
 #[derive(Debug, thiserror::Error)]
 pub enum OptimizeError {
     #[error(transparent)]
-    Scenario(#[from] ScenarioError),
-    /// Boxed: a `SweepError` is large, and this is returned on every success path.
+    Scenario(Box<ScenarioError>),
     #[error(transparent)]
     Sweep(Box<SweepError>),
     /// A flag or `[optimize]` field that cannot be used; `at` names it.
@@ -69,9 +68,16 @@ pub enum OptimizeError {
     Record(String),
 }
 
+// Boxed: the big variants would make every `Result` of the search as large as they are.
+impl From<ScenarioError> for OptimizeError {
+    fn from(error: ScenarioError) -> Self {
+        Self::Scenario(Box::new(error))
+    }
+}
+
 impl From<SweepError> for OptimizeError {
     fn from(error: SweepError) -> Self {
-        OptimizeError::Sweep(Box::new(error))
+        Self::Sweep(Box::new(error))
     }
 }
 

@@ -55,7 +55,6 @@ fn interval(e: Estimate) -> Interval {
 
 impl Outcome {
     pub fn new(
-        prepared: &Prepared,
         candidates: Vec<CandidateResult>,
         strategies: Vec<StrategyResult>,
         simulated: u64,
@@ -66,7 +65,6 @@ impl Outcome {
             .iter()
             .filter_map(|s| s.chosen)
             .min_by(|&a, &b| mean(a).total_cmp(&mean(b)));
-        let _ = prepared;
         Self {
             candidates,
             strategies,
@@ -194,11 +192,21 @@ pub fn reason(prepared: &Prepared, outcome: &Outcome, index: usize) -> String {
     }
 }
 
+/// `x` with 3 significant digits, small numbers too (0.00625, not 0.01).
 fn significant_signed(x: f64) -> String {
     if !x.is_finite() {
         return "-".into();
     }
-    let text = significant(x.abs(), 3);
+    let text = if x.abs() >= 1.0 || x == 0.0 {
+        significant(x.abs(), 3)
+    } else {
+        let decimals = (2 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
+        let fixed = format!("{:.decimals$}", x.abs());
+        fixed
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    };
     if x < 0.0 {
         format!("\u{2212}{text}")
     } else {
@@ -409,15 +417,19 @@ pub fn statement(prepared: &Prepared, outcome: &Outcome) -> String {
             significant(c * 100.0, 3)
         ),
     };
+    let holds_by_mean = match prepared.settings.holding {
+        Holding::Mean => "meets every constraint by its mean".to_string(),
+        Holding::Upper(_) => holds.clone(),
+    };
     let body = match overall_stop(outcome) {
         Stop::Decided => format!(
             "Decided: with probability at least {confidence} (every decision at a Bonferroni-corrected level, normal approximation of the means), the chosen candidate {holds} and costs at most {indifference} more than the best candidate evaluated that does."
         ),
         Stop::MaxReplications => format!(
-            "Not fully decided: at the most replications allowed, the runner-ups could not be told apart from the chosen candidate; it {holds} by its mean and has the lowest mean objective among them. Raise --max-replications to separate them."
+            "Not fully decided: at the most replications allowed, the runner-ups could not be told apart from the chosen candidate (at the run's corrected level); it {holds_by_mean} and has the lowest mean objective among them. Raise --max-replications to separate them."
         ),
         Stop::Budget => format!(
-            "Not fully decided: the replication budget ran out; the chosen candidate {holds} by its mean and has the lowest mean objective of those still in play. Raise --budget to decide."
+            "Not fully decided: the replication budget ran out; the chosen candidate {holds_by_mean} and has the lowest mean objective of those still in play. Raise --budget to decide."
         ),
         Stop::NoneFeasible => "No candidate meets the constraints: relax them, or widen the ranges searched. optimize.csv says by how much each candidate misses.".to_string(),
     };
@@ -466,8 +478,6 @@ pub fn recommendation(prepared: &Prepared, outcome: &Outcome) -> Recommendation 
         candidates_evaluated: outcome.candidates.len(),
         grid_points: prepared.space.size(),
         replications_spent: outcome.spent(),
-        replications_simulated: outcome.simulated,
-        replications_reused: outcome.reused,
         grid_replications_at_final_precision: outcome.grid_replications(prepared),
     }
 }
@@ -481,6 +491,19 @@ fn amount(prepared: &Prepared, metric_is_money: bool, x: f64) -> String {
     } else {
         "-".into()
     }
+}
+
+/// `path = value` of each parameter, in the order they were given.
+fn in_order(
+    prepared: &Prepared,
+    values: &serde_json::Map<String, serde_json::Value>,
+) -> Vec<String> {
+    prepared
+        .space
+        .paths
+        .iter()
+        .filter_map(|path| values.get(path).map(|v| format!("{path} = {v}")))
+        .collect()
 }
 
 /// The terminal summary: what to buy, how sure, and at what cost in replications.
@@ -499,11 +522,7 @@ pub fn memo(prepared: &Prepared, outcome: &Outcome, recommendation: &Recommendat
     text.push('\n');
     let money = prepared.objective.is_money();
     if let Some(chosen) = &recommendation.chosen {
-        let values: Vec<String> = chosen
-            .parameters
-            .iter()
-            .map(|(k, v)| format!("{k} = {v}"))
-            .collect();
+        let values = in_order(prepared, &chosen.parameters);
         text.push_str(&format!(
             "\nRecommendation: strategy {}, {}\n",
             chosen.strategy,
@@ -531,11 +550,7 @@ pub fn memo(prepared: &Prepared, outcome: &Outcome, recommendation: &Recommendat
         }
     }
     for r in &recommendation.runner_ups {
-        let values: Vec<String> = r
-            .parameters
-            .iter()
-            .map(|(k, v)| format!("{k} = {v}"))
-            .collect();
+        let values = in_order(prepared, &r.parameters);
         let d = r.difference_vs_chosen.unwrap_or(Interval {
             mean: f64::NAN,
             ci95_low: f64::NAN,
@@ -574,6 +589,27 @@ pub fn memo(prepared: &Prepared, outcome: &Outcome, recommendation: &Recommendat
         ));
     }
     text.push_str(&spent);
+    if outcome.reused > 0 {
+        text.push_str(&format!(
+            "; {} of them from the journal of an earlier run",
+            crate::format::thousands(outcome.reused as f64, 0)
+        ));
+    }
     text.push_str(".\n");
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::significant_signed;
+
+    #[test]
+    fn figures_keep_three_significant_digits() {
+        assert_eq!(significant_signed(0.006252), "0.00625");
+        assert_eq!(significant_signed(0.99), "0.99");
+        assert_eq!(significant_signed(1.1), "1.1");
+        assert_eq!(significant_signed(-21_900.0), "\u{2212}21,900");
+        assert_eq!(significant_signed(0.0), "0");
+        assert_eq!(significant_signed(f64::NAN), "-");
+    }
 }

@@ -50,7 +50,6 @@ impl Prepared {
             }
         }
         Ok(Outcome::new(
-            self,
             candidates,
             strategies,
             evaluator.simulated,

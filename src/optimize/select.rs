@@ -23,9 +23,6 @@
 
 use crate::stats::t_quantile;
 
-/// Simulates the replications asked for, returning each need's metric values.
-pub type Simulate<'s, E> = dyn FnMut(&[Need]) -> Result<Vec<Vec<f64>>, E> + 's;
-
 /// How a constraint must hold.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Holding {
@@ -100,6 +97,9 @@ pub struct Need {
     pub from: u32,
     pub to: u32,
 }
+
+/// The simulation as the procedure sees it: the rows of what it needs, in order.
+pub type Simulate<'a, E> = dyn FnMut(&[Need]) -> Result<Vec<Vec<f64>>, E> + 'a;
 
 /// One candidate's observations: `values[r]` = [objective, excess of each constraint].
 pub type Observations = Vec<Vec<f64>>;
@@ -405,6 +405,7 @@ impl Procedure<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::SimRng;
     use rand::SeedableRng;
     use rand_distr::{Distribution, Normal};
 
@@ -422,7 +423,7 @@ mod tests {
     /// Candidates with objective `means[c] + common + own noise` and one constraint whose
     /// excess is `excess[c] + noise`: common random numbers as a shared term per replication.
     fn run(means: &[f64], excess: &[f64], noise: f64, seed: u64, settings: Settings) -> Selection {
-        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = SimRng::seed_from_u64(seed);
         let common: Vec<f64> = (0..settings.max)
             .map(|_| Normal::new(0.0, 10.0).unwrap().sample(&mut rng))
             .collect();
@@ -518,14 +519,13 @@ mod tests {
 
     #[test]
     fn the_budget_stops_the_doubling() {
-        // No indifference zone, so only the budget can end it (with one, two candidates
-        // within it are decided as runners-up).
         let budget = Settings {
             budget: Some(100),
             indifference: 0.0,
             ..settings()
         };
-        // Two candidates 0.01 apart with noise 1 cannot be told apart: the budget ends it.
+        // Two candidates 0.01 apart with noise 1 and no indifference zone cannot be told
+        // apart: the budget ends it.
         let selection = run(&[100.0, 100.01], &[-1.0, -1.0], 1.0, 6, budget);
         assert_eq!(selection.stop, Stop::Budget);
         assert!(selection.spent <= 100);

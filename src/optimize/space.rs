@@ -111,8 +111,8 @@ impl Score {
     }
 }
 
-/// Scores candidate points (simulating what it must).
-pub type ScoreFn<'s, E> = dyn FnMut(&[Point]) -> Result<Vec<Score>, E> + 's;
+/// Scores a batch of points, in order.
+pub type ScoreFn<'a, E> = dyn FnMut(&[Point]) -> Result<Vec<Score>, E> + 'a;
 
 /// Coordinate search: from each start, move to the best of the neighbours while one scores
 /// better than where it stands. `score` is asked for the points not yet scored, a batch at a

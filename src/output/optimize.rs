@@ -85,8 +85,8 @@ pub fn open(
         Some(old) if old.optimize_id == info.optimize_id && resume => {
             earlier = read_journal(&dir.join(JOURNAL_FILE), &header)?;
         }
-        Some(_) if force => clear(dir, &entries)?,
-        None if force => clear(dir, &entries)?,
+        Some(_) if force => clear(&entries)?,
+        None if force => clear(&entries)?,
         Some(old) if old.optimize_id == info.optimize_id => {
             return Err(FolderError::Same {
                 dir: dir.to_path_buf(),
@@ -126,9 +126,27 @@ fn listing(dir: &Path) -> Result<Vec<PathBuf>, OutputError> {
     Ok(entries)
 }
 
-fn clear(dir: &Path, entries: &[PathBuf]) -> Result<(), OutputError> {
-    let _ = dir;
-    entries.iter().try_for_each(|path| super::remove(path))
+/// Removes what an optimisation writes (nothing else: `--out . --force` must not empty the
+/// working folder).
+fn clear(entries: &[PathBuf]) -> Result<(), OutputError> {
+    let ours = |name: &str| {
+        [INFO_FILE, JOURNAL_FILE, TABLE_FILE, RECOMMENDATION_FILE].contains(&name)
+            || (name.starts_with("optimize_") && (name.ends_with(".png") || name.ends_with(".svg")))
+            || name.ends_with(".partial")
+    };
+    // `best/` only when it is a run folder.
+    let ours_path = |path: &&PathBuf| {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        match name.as_deref() {
+            Some(BEST_DIR) => path.join("run.json").is_file(),
+            Some(name) => ours(name),
+            None => false,
+        }
+    };
+    entries
+        .iter()
+        .filter(ours_path)
+        .try_for_each(|path| super::remove(path))
 }
 
 fn journal_header(metrics: &[String]) -> Vec<String> {

@@ -118,7 +118,8 @@ impl OptimizeResults {
     }
 }
 
-/// A binding constraint's column, its label, and its limit with whether it is an upper one.
+/// The x axis: a column of optimize.csv, its label, and the binding constraint's limit
+/// (with whether it bounds from above).
 type Binding = (usize, String, Option<(f64, bool)>);
 
 /// The x column: the mean of the constraint the chosen candidate is closest to, or the
