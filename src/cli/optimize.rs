@@ -132,32 +132,21 @@ pub(super) fn optimize(
     let workers = Workers::start(args.threads, signals)?;
     signals.begin_work();
     let lock = output::lock_dir(&out, LockMode::Exclusive, &command_line.join(" "))?;
-    let result = search_and_write(&args, &prepared, &out, &workers, signals);
-    lock.release();
-    let (outcome, recommendation) = result?;
-    if let Some(best) = outcome.best {
-        write_best(
+    // Held to the last file: the answer, the best candidate's folder and the chart.
+    let result = search_and_write(&args, &prepared, &out, &workers, signals).and_then(|found| {
+        finish(
             &args,
             &prepared,
-            &outcome,
-            best,
+            &found.0,
             &out,
             command_line,
+            &workers,
             signals,
         )?;
-    }
-    if !args.no_charts {
-        workers
-            .pool
-            .install(|| output::charts::optimize::draw_all_until(&out, &workers.stop))
-            .with_context(|| {
-                format!(
-                    "{}the results are written but the chart is not; try `fleetsim plot {}`",
-                    signals.why(),
-                    out.display()
-                )
-            })?;
-    }
+        Ok(found)
+    });
+    lock.release();
+    let (outcome, recommendation) = result?;
     if !args.quiet {
         print!("{}", result::memo(&prepared, &outcome, &recommendation));
         eprintln!(
@@ -165,6 +154,34 @@ pub(super) fn optimize(
             written(&outcome, args.no_charts),
             out.display()
         );
+    }
+    Ok(())
+}
+
+/// The best candidate's run folder and the chart, once the answer is written.
+fn finish(
+    args: &OptimizeArgs,
+    prepared: &optimize::Prepared,
+    outcome: &optimize::Outcome,
+    out: &Path,
+    command_line: Vec<String>,
+    workers: &Workers,
+    signals: &Signals,
+) -> Result<()> {
+    if let Some(best) = outcome.best {
+        write_best(args, prepared, outcome, best, out, command_line, signals)?;
+    }
+    if !args.no_charts {
+        workers
+            .pool
+            .install(|| output::charts::optimize::draw_all_until(out, &workers.stop))
+            .with_context(|| {
+                format!(
+                    "{}the results are written but the chart is not; try `fleetsim plot {}`",
+                    signals.why(),
+                    out.display()
+                )
+            })?;
     }
     Ok(())
 }
