@@ -30,7 +30,7 @@ use signals::Signals;
     version,
     about = "Monte Carlo simulator for hybrid GPU fleets: compare on-prem, reserved, on-demand and spot strategies by cost, wait and utilisation",
     long_about = None,
-    after_help = "Examples:\n  fleetsim run                                  # the built-in hybrid-vs-cloud comparison\n  fleetsim run scenarios/dgx-payback.toml --set pool.dgx.nodes=6\n  fleetsim validate my-fleet.toml\n  fleetsim plot output/hybrid-vs-cloud           # redraw the charts of a result folder\n  fleetsim sweep scenarios/hybrid-vs-cloud.toml --vary pool.dgx.nodes=0..16:2\n  fleetsim optimize scenarios/hybrid-vs-cloud.toml --vary pool.dgx.nodes=0..16:2 --subject-to 'wait_p95_h <= 2'\n  fleetsim claims                               # the market's rules of thumb, tested"
+    after_help = "Examples:\n  fleetsim run                                  # the built-in hybrid-vs-cloud comparison\n  fleetsim run scenarios/dgx-payback.toml --set pool.dgx.nodes=6\n  fleetsim validate my-fleet.toml\n  fleetsim plot output/hybrid-vs-cloud           # redraw the charts of a result folder\n  fleetsim sweep scenarios/hybrid-vs-cloud.toml --vary pool.dgx.nodes=0..16:2\n  fleetsim optimize my-fleet.toml --vary pool.dgx.nodes=0..16:2 --subject-to 'wait_p95_h <= 2'\n  fleetsim claims                               # the market's rules of thumb, tested"
 )]
 pub struct Cli {
     #[command(subcommand)]
