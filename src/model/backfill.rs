@@ -37,11 +37,117 @@ pub(super) struct Holding {
     pub(super) reservation: Reservation,
 }
 
+/// A job of a class that the reservation turned away in this pass: its run, and the state of
+/// the pass it met. A job of the same class whose run is no shorter, meeting the same state, is
+/// turned away too, so a pass need not try it (its planned end only grows with the work left).
+#[derive(Debug, Clone)]
+pub(super) struct HeldMemo {
+    class: usize,
+    /// The nodes' changes and `no_capacity_epoch` when the job was tried.
+    changes: u64,
+    no_capacity_epoch: u64,
+    /// The pools the job could try (bit per strategy pool).
+    triable: u64,
+    /// What its run is made of besides the work: a restore first, checkpoints.
+    needs_restore: bool,
+    checkpointed: bool,
+    remaining_ref_h: f64,
+}
+
 /// Jobs a pass may turn away because of the reservation before it stops trying the rest of
 /// their classes (as Slurm's backfill bounds its work with `bf_max_job_test`).
 pub(super) const HELD_PER_PASS_MAX: u32 = 100;
 
 impl<'c> FleetSim<'c> {
+    /// The memo of a job as `try_place` sees it now.
+    fn held_memo(&self, slot: u32, class: usize, now_h: f64) -> HeldMemo {
+        let job = &self.jobs[slot as usize];
+        let triable = (0..self.pools.len())
+            .filter(|&sp| job.gpus < self.no_capacity_gpus[sp] && self.may_try(slot, sp, now_h))
+            .fold(0u64, |mask, sp| mask | 1 << sp);
+        let workload = &self.config.workloads[job.workload as usize];
+        HeldMemo {
+            class,
+            changes: self.nodes_changes(),
+            no_capacity_epoch: self.no_capacity_epoch,
+            triable,
+            needs_restore: job.needs_restore,
+            checkpointed: workload.checkpoint_of(job.spec).is_some(),
+            remaining_ref_h: job.remaining_ref_h,
+        }
+    }
+
+    /// The reservation turned job `slot` away in this pass: its class remembers it.
+    pub(super) fn remember_held(&mut self, slot: u32, class: usize, now_h: f64) {
+        let memo = self.held_memo(slot, class, now_h);
+        match self.held_memos.iter_mut().find(|m| m.class == class) {
+            Some(known) => *known = memo,
+            None => self.held_memos.push(memo),
+        }
+    }
+
+    /// The memo of `class` if nothing changed since it was made in this pass.
+    fn current_memo(&self, class: usize) -> Option<&HeldMemo> {
+        self.held_memos.iter().find(|m| {
+            m.class == class
+                && m.changes == self.nodes_changes()
+                && m.no_capacity_epoch == self.no_capacity_epoch
+        })
+    }
+
+    /// Whether job `slot` of the memo's class would be turned away as the memo's job was: its
+    /// run is no shorter. The pools it may try are those of its class (its class changes with
+    /// every timer of its own), which the memo's job could try too.
+    fn held_like(&self, memo: &HeldMemo, slot: u32, now_h: f64) -> bool {
+        let job = &self.jobs[slot as usize];
+        let workload = &self.config.workloads[job.workload as usize];
+        let like = job.needs_restore == memo.needs_restore
+            && workload.checkpoint_of(job.spec).is_some() == memo.checkpointed
+            && job.remaining_ref_h >= memo.remaining_ref_h;
+        debug_assert!(
+            !like || self.held_memo(slot, memo.class, now_h).triable == memo.triable,
+            "job {slot} of class {} may try other pools than its class",
+            memo.class
+        );
+        like
+    }
+
+    /// Whether job `slot` of `class` would be turned away as a job of its class was earlier in
+    /// this pass (see [`HeldMemo`]).
+    pub(super) fn held_as_before(&self, slot: u32, class: usize, now_h: f64) -> bool {
+        self.current_memo(class)
+            .is_some_and(|memo| self.held_like(memo, slot, now_h))
+    }
+
+    /// After a job of `class` was turned away: the jobs of its class that the pass would try
+    /// next, before any other class's, and turn away alike, are counted as tried and skipped in
+    /// one go. Returns the jobs the pass may still turn away.
+    pub(super) fn skip_held(&mut self, class: usize, mut held_left: u32, now_h: f64) -> u32 {
+        let Some(memo) = self.current_memo(class) else {
+            return held_left;
+        };
+        let (mut steps, mut last) = (0, None);
+        for key in self.queue.run_ahead(class) {
+            if !self.held_like(memo, key.slot, now_h) {
+                break;
+            }
+            steps += 1;
+            last = Some(key);
+            held_left -= 1;
+            if held_left == 0 {
+                break;
+            }
+        }
+        self.queue_steps += steps;
+        if let Some(key) = last {
+            self.queue.skip_to(class, key);
+        }
+        if held_left == 0 {
+            self.queue.fail_class(class);
+        }
+        held_left
+    }
+
     /// What the reservation holds on pool `sp`, if it holds anything there and `slot` is behind
     /// the reserved job in queue order (worked out now if no job needed it before).
     pub(super) fn reservation_on(
@@ -142,19 +248,7 @@ impl<'c> FleetSim<'c> {
                     Some(max) => max.saturating_sub(state.nodes.up_count()),
                 },
             };
-            let (per_node, placement) = (state.pool.gpus_per_node, state.nodes.placement);
-            let (outlook, mut ends) = self.outlook(sp);
-            let found = reservation::reserve(
-                gpus,
-                per_node,
-                placement,
-                &outlook,
-                &mut ends,
-                new_nodes_allowed,
-                now_h,
-            );
-            self.scratch_outlook = outlook;
-            self.scratch_ends = ends;
+            let found = self.pools[sp].nodes.reserve(gpus, new_nodes_allowed, now_h);
             if let Some(held) = found
                 && best
                     .as_ref()
@@ -168,53 +262,5 @@ impl<'c> FleetSim<'c> {
             generation: self.pools[sp].nodes.generation,
             reservation,
         })
-    }
-
-    /// Pool `sp`'s up nodes and the planned ends of the runs on them.
-    pub(super) fn outlook(&mut self, sp: usize) -> (Vec<NodeOutlook>, Vec<(f64, u32)>) {
-        let mut outlook = std::mem::take(&mut self.scratch_outlook);
-        let mut ends = std::mem::take(&mut self.scratch_ends);
-        outlook.clear();
-        ends.clear();
-        let nodes = &self.pools[sp].nodes;
-        for &index in nodes.up_nodes() {
-            let node = &nodes.nodes[index as usize];
-            let first = ends.len();
-            for &slot in &node.jobs {
-                // Services hold their GPUs with no planned end.
-                let (end_h, gpus) = match services::holder(slot) {
-                    services::Holder::Job(job_slot) => {
-                        let job = &self.jobs[job_slot as usize];
-                        let gpus: u32 = job
-                            .alloc
-                            .iter()
-                            .filter(|(n, _)| *n == index)
-                            .map(|(_, g)| g)
-                            .sum();
-                        (job.run_start_h + job.plan.total_h(), gpus)
-                    }
-                    services::Holder::Replica(replica) => {
-                        (f64::INFINITY, self.replicas[replica as usize].gpus)
-                    }
-                    services::Holder::Hold => (
-                        f64::INFINITY,
-                        self.pools[sp]
-                            .held
-                            .iter()
-                            .find(|(n, _)| *n == index)
-                            .map_or(0, |(_, g)| *g),
-                    ),
-                };
-                ends.push((end_h, gpus));
-            }
-            outlook.push(NodeOutlook {
-                node: index,
-                free_gpus: node.free_gpus,
-                ready_h: node.ready_h,
-                first,
-                count: ends.len() - first,
-            });
-        }
-        (outlook, ends)
     }
 }

@@ -19,12 +19,14 @@ mod data;
 pub mod demand;
 mod environment;
 mod finish;
+pub mod free_times;
 pub mod nodes;
 pub mod progress;
 pub mod queue;
 mod queueing;
 pub mod replay;
-pub mod reservation;
+#[cfg(test)]
+mod reservation;
 mod runs;
 mod scheduling;
 mod services;
@@ -52,10 +54,10 @@ use crate::scenario::{
 };
 use accounts::Accounts;
 use billing::OwnedMonth;
+use free_times::Reservation;
 use nodes::{GangPlan, NodeSet, NodeState};
 use progress::RunPlan;
 use queue::{ClassKey, WaitQueue};
-use reservation::{NodeOutlook, Reservation};
 use services::{Replica, ServiceState};
 use workload::ArrivalClock;
 
@@ -499,13 +501,19 @@ pub struct FleetSim<'c> {
     has_elastic: bool,
     /// Per pool, during a pass: the smallest gang that found no capacity there.
     no_capacity_gpus: Vec<u32>,
+    /// Bumped whenever `no_capacity_gpus` changes, so a pass can tell it is as it was.
+    no_capacity_epoch: u64,
+    /// This pass's jobs turned away by the reservation, one per class (see `backfill.rs`).
+    held_memos: Vec<backfill::HeldMemo>,
+    /// Per wait-queue class: the pools' room when its last job found none.
+    no_room_memos: Vec<Option<scheduling::NoRoomMemo>>,
+    /// The pools the last `try_place` found open to its job (bit per strategy pool).
+    last_triable: u64,
     /// Queue entries looked at by all passes so far (bounded, see [`simulate_until`]).
     queue_steps: u64,
     scratch_nodes: Vec<u32>,
     scratch_jobs: Vec<u32>,
     scratch_plan: GangPlan,
-    scratch_outlook: Vec<NodeOutlook>,
-    scratch_ends: Vec<(f64, u32)>,
     /// EASY backfill: the reservation of the first job the last pass could not place.
     reserved: Option<Reserved>,
     totals: Totals,
@@ -636,6 +644,10 @@ impl<'c> FleetSim<'c> {
             replication,
             streams,
             no_capacity_gpus: vec![u32::MAX; pools.len()],
+            no_capacity_epoch: 0,
+            held_memos: Vec::new(),
+            no_room_memos: Vec::new(),
+            last_triable: 0,
             queue_steps: 0,
             pools,
             jobs: Vec::new(),
@@ -648,8 +660,6 @@ impl<'c> FleetSim<'c> {
             scratch_nodes: Vec::new(),
             scratch_jobs: Vec::new(),
             scratch_plan: GangPlan::default(),
-            scratch_outlook: Vec::new(),
-            scratch_ends: Vec::new(),
             reserved: None,
             totals: Totals::default(),
             accounts: Accounts::new(

@@ -3,8 +3,11 @@
 //! Up nodes are kept in buckets by their number of free GPUs, so a gang finds its GPUs in
 //! O(GPUs per node) steps whatever the pool's size. Placing a gang is two steps: [`NodeSet::plan`]
 //! says where it would go (and how many new nodes an elastic pool would need), without
-//! changing anything; [`NodeSet::commit`] takes the GPUs.
+//! changing anything; [`NodeSet::commit`] takes the GPUs. Each holder of GPUs comes with its
+//! planned end, so that [`NodeSet::reserve`] finds EASY backfill's reservation from an index
+//! kept up to date ([`super::free_times`]) instead of walking the pool.
 
+use super::free_times::{FreeTimes, Reservation};
 use crate::scenario::Placement;
 
 /// A node's place in its life.
@@ -31,6 +34,9 @@ pub struct Node {
     pub ready_h: f64,
     /// Job slots running (or about to run) on this node.
     pub jobs: Vec<u32>,
+    /// For each of `jobs`, at the same position: its planned end (hours; infinite for service
+    /// replicas and holds) and its GPUs here. Both lists are in order of the planned ends.
+    pub ends: Vec<(f64, u32)>,
     up_pos: u32,
 }
 
@@ -44,6 +50,9 @@ pub struct NodeSet {
     pub generation: u64,
     /// Bumped at every change of the nodes or of their free GPUs: equal counts, equal pool.
     pub changes: u64,
+    /// Bumped whenever the pool may have more room than before (GPUs given back, a node up,
+    /// a node gone from under `max_nodes`); taking GPUs leaves it, as room only shrinks then.
+    pub room_grew: u64,
     pub nodes: Vec<Node>,
     /// Slots of absent nodes that may be reused (elastic pools).
     vacant: Vec<u32>,
@@ -53,6 +62,8 @@ pub struct NodeSet {
     up: Vec<u32>,
     /// Free GPUs over all up nodes.
     pub free_gpus: u64,
+    /// When nodes will have GPUs free: built on the first reservation asked of this pool.
+    free_times: Option<Box<FreeTimes>>,
 }
 
 const NOWHERE: u32 = u32::MAX;
@@ -64,6 +75,8 @@ pub struct NodeBits {
     words: Vec<u64>,
     /// Bit `w` set: `words[w]` is not zero.
     summary: Vec<u64>,
+    /// Members.
+    len: u32,
 }
 
 impl NodeBits {
@@ -73,21 +86,52 @@ impl NodeBits {
             self.words.resize(w + 1, 0);
             self.summary.resize(self.words.len().div_ceil(64), 0);
         }
+        self.len += u32::from(self.words[w] & 1 << b == 0);
         self.words[w] |= 1 << b;
         self.summary[w / 64] |= 1 << (w % 64);
     }
 
     pub fn remove(&mut self, index: u32) {
         let (w, b) = (index as usize / 64, index % 64);
+        self.len -= u32::from(self.words[w] & 1 << b != 0);
         self.words[w] &= !(1 << b);
         if self.words[w] == 0 {
             self.summary[w / 64] &= !(1 << (w % 64));
         }
     }
 
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     pub fn contains(&self, index: u32) -> bool {
         let w = index as usize / 64;
         w < self.words.len() && self.words[w] & (1 << (index % 64)) != 0
+    }
+
+    /// The first member at or after `from`: the rest of its word, then the summary's next
+    /// non-empty word.
+    pub fn first_from(&self, from: u32) -> Option<u32> {
+        let w = from as usize / 64;
+        let word = *self.words.get(w)? & (u64::MAX << (from % 64));
+        if word != 0 {
+            return Some(w as u32 * 64 + word.trailing_zeros());
+        }
+        let next = w + 1;
+        let mut s = next / 64;
+        let mut summary = *self.summary.get(s)? & u64::MAX << (next % 64);
+        loop {
+            if summary != 0 {
+                let w = s * 64 + summary.trailing_zeros() as usize;
+                return Some(w as u32 * 64 + self.words[w].trailing_zeros());
+            }
+            s += 1;
+            summary = *self.summary.get(s)?;
+        }
     }
 
     /// Members in increasing order.
@@ -141,11 +185,13 @@ impl NodeSet {
             placement,
             generation: 0,
             changes: 0,
+            room_grew: 0,
             nodes: Vec::new(),
             vacant: Vec::new(),
             by_free: vec![NodeBits::default(); gpus_per_node as usize + 1],
             up: Vec::new(),
             free_gpus: 0,
+            free_times: None,
         }
     }
 
@@ -174,6 +220,7 @@ impl NodeSet {
             requested_h: 0.0,
             ready_h: 0.0,
             jobs: Vec::new(),
+            ends: Vec::new(),
             up_pos: NOWHERE,
         });
         self.nodes.len() as u32 - 1
@@ -191,10 +238,57 @@ impl NodeSet {
         node.free_gpus = self.gpus_per_node;
         self.generation += 1;
         self.changes += 1;
+        self.room_grew += 1;
         node.up_pos = self.up.len() as u32;
         self.up.push(index);
         self.free_gpus += u64::from(self.gpus_per_node);
         self.insert_bucket(index);
+        self.touch(index);
+    }
+
+    /// A node's outlook changed: the index of free times must look at it again.
+    fn touch(&mut self, index: u32) {
+        if let Some(free_times) = &mut self.free_times {
+            free_times.touch(index);
+        }
+    }
+
+    /// Sets when an elastic node was requested and when it is ready.
+    pub fn set_times(&mut self, index: u32, requested_h: f64, ready_h: f64) {
+        let node = &mut self.nodes[index as usize];
+        node.requested_h = requested_h;
+        node.ready_h = ready_h;
+        self.touch(index);
+    }
+
+    /// EASY backfill's reservation on this pool for a blocked gang of `gpus` (see
+    /// [`super::reservation`] for what it means), or None if its nodes plus
+    /// `new_nodes_allowed` new ones can never hold it.
+    pub fn reserve(
+        &mut self,
+        gpus: u32,
+        new_nodes_allowed: u32,
+        now_h: f64,
+    ) -> Option<Reservation> {
+        let up_count = self.up_count();
+        let free_times = self.free_times.get_or_insert_with(Box::default);
+        match self.placement {
+            Placement::NodeLocal => free_times.node_local(
+                &self.nodes,
+                up_count,
+                self.gpus_per_node,
+                gpus,
+                new_nodes_allowed,
+                now_h,
+            ),
+            Placement::Spread => free_times.spread(
+                &self.nodes,
+                self.gpus_per_node,
+                gpus,
+                new_nodes_allowed,
+                now_h,
+            ),
+        }
     }
 
     /// Takes a node out of service (failed, or absent). Its jobs must have been moved off.
@@ -216,6 +310,7 @@ impl NodeSet {
         self.free_gpus -= u64::from(self.gpus_per_node);
         self.generation += 1;
         self.changes += 1;
+        self.room_grew += 1;
         let node = &mut self.nodes[index as usize];
         node.up_pos = NOWHERE;
         node.free_gpus = 0;
@@ -223,6 +318,7 @@ impl NodeSet {
         if state == NodeState::Absent {
             self.vacant.push(index);
         }
+        self.touch(index);
     }
 
     /// Where a gang of `gpus` GPUs would go now: pieces on up nodes and, for what they
@@ -246,6 +342,26 @@ impl NodeSet {
         );
     }
 
+    /// How many new nodes [`NodeSet::plan`] would ask for a gang of `gpus` with no GPUs held,
+    /// counted from the buckets alone (so a pool that has no room says so in O(GPUs per node)).
+    pub fn new_nodes_needed(&self, gpus: u32) -> u32 {
+        let per_node = self.gpus_per_node;
+        match self.placement {
+            Placement::NodeLocal => {
+                let (whole, rest) = (gpus / per_node, gpus % per_node);
+                let empty = self.by_free[per_node as usize].len();
+                let rest_fits = rest == 0
+                    || empty > whole
+                    || (rest..per_node).any(|free| !self.by_free[free as usize].is_empty());
+                whole.saturating_sub(empty) + u32::from(!rest_fits)
+            }
+            Placement::Spread => {
+                let short = u64::from(gpus).saturating_sub(self.free_gpus);
+                short.div_ceil(u64::from(per_node)) as u32
+            }
+        }
+    }
+
     /// Free GPUs of `node` a gang may take under `spare`.
     fn usable(&self, index: u32, spare: &[(u32, u32)]) -> u32 {
         let free = self.nodes[index as usize].free_gpus;
@@ -258,9 +374,15 @@ impl NodeSet {
     /// The first node (by index) of bucket `free` not yet in `plan` with at least `need`
     /// usable GPUs.
     fn pick(&self, free: u32, need: u32, spare: &[(u32, u32)], plan: &GangPlan) -> Option<u32> {
-        self.by_free[free as usize]
-            .iter()
-            .find(|n| !plan.pieces.iter().any(|(p, _)| p == n) && self.usable(*n, spare) >= need)
+        let bucket = &self.by_free[free as usize];
+        let mut next = bucket.first_from(0);
+        while let Some(node) = next {
+            if !plan.pieces.iter().any(|(p, _)| *p == node) && self.usable(node, spare) >= need {
+                return Some(node);
+            }
+            next = bucket.first_from(node + 1);
+        }
+        None
     }
 
     fn plan_node_local(&self, gpus: u32, spare: &[(u32, u32)], plan: &mut GangPlan) {
@@ -308,13 +430,14 @@ impl NodeSet {
         }
     }
 
-    /// Gives job `job` the GPUs of `plan`: its pieces, and its new nodes on `new_indexes`
-    /// (just brought up, in order). Appends `(node, gpus)` to `alloc`.
+    /// Gives job `job`, planned to end at `end_h`, the GPUs of `plan`: its pieces, and its new
+    /// nodes on `new_indexes` (just brought up, in order). Appends `(node, gpus)` to `alloc`.
     pub fn commit(
         &mut self,
         plan: &GangPlan,
         new_indexes: &[u32],
         job: u32,
+        end_h: f64,
         alloc: &mut Vec<(u32, u32)>,
     ) {
         assert_eq!(
@@ -327,12 +450,12 @@ impl NodeSet {
             .copied()
             .zip(plan.new_nodes.iter().copied());
         for (index, take) in plan.pieces.iter().copied().chain(new) {
-            self.take_gpus(index, take, job);
+            self.take_gpus(index, take, job, end_h);
             alloc.push((index, take));
         }
     }
 
-    fn take_gpus(&mut self, index: u32, take: u32, job: u32) {
+    fn take_gpus(&mut self, index: u32, take: u32, job: u32, end_h: f64) {
         let node = &self.nodes[index as usize];
         assert!(
             node.state == NodeState::Up,
@@ -346,22 +469,26 @@ impl NodeSet {
         let node = &mut self.nodes[index as usize];
         node.free_gpus -= take;
         node.idle_epoch = node.idle_epoch.wrapping_add(1);
-        node.jobs.push(job);
+        let at = node.ends.partition_point(|(e, _)| *e <= end_h);
+        node.jobs.insert(at, job);
+        node.ends.insert(at, (end_h, take));
         self.free_gpus -= u64::from(take);
         self.changes += 1;
         self.insert_bucket(index);
+        self.touch(index);
     }
 
     /// The fullest up node with at least `gpus` free GPUs (lowest-numbered among equally
     /// free ones), for what must run on one node whatever the placement (a service replica).
     pub fn best_fit(&self, gpus: u32) -> Option<u32> {
         (gpus.max(1)..=self.gpus_per_node)
-            .find_map(|free| self.by_free[free as usize].iter().next())
+            .find_map(|free| self.by_free[free as usize].first_from(0))
     }
 
-    /// Takes `gpus` free GPUs of node `index` for `holder` (a job slot, or a service's).
+    /// Takes `gpus` free GPUs of node `index` for `holder` (a service's replica or hold:
+    /// no planned end).
     pub fn take(&mut self, index: u32, gpus: u32, holder: u32) {
-        self.take_gpus(index, gpus, holder);
+        self.take_gpus(index, gpus, holder, f64::INFINITY);
     }
 
     /// Plans and commits a gang that fits the up nodes now (tests).
@@ -369,7 +496,7 @@ impl NodeSet {
         let mut plan = GangPlan::default();
         self.plan(gpus, &[], &mut plan);
         assert!(plan.new_nodes.is_empty(), "the gang fits the up nodes");
-        self.commit(&plan, &[], job, alloc);
+        self.commit(&plan, &[], job, f64::INFINITY, alloc);
     }
 
     /// Gives back the GPUs of `job` on `node`. Returns true when the node became idle.
@@ -384,7 +511,12 @@ impl NodeSet {
             .iter()
             .position(|j| *j == job)
             .expect("job is on the node");
-        node.jobs.swap_remove(pos);
+        node.jobs.remove(pos);
+        let (_, held) = node.ends.remove(pos);
+        assert_eq!(
+            held, gpus,
+            "job {job} releases the GPUs it took on node {index}"
+        );
         self.remove_bucket(index);
         let node = &mut self.nodes[index as usize];
         node.free_gpus += gpus;
@@ -394,7 +526,9 @@ impl NodeSet {
         );
         self.free_gpus += u64::from(gpus);
         self.changes += 1;
+        self.room_grew += 1;
         self.insert_bucket(index);
+        self.touch(index);
         self.nodes[index as usize].free_gpus == self.gpus_per_node
     }
 
@@ -417,7 +551,15 @@ impl NodeSet {
     pub fn check(&self) {
         let mut free = 0;
         for (index, node) in self.nodes.iter().enumerate() {
+            assert_eq!(node.ends.len(), node.jobs.len(), "an end per holder");
+            assert!(node.ends.is_sorted_by(|a, b| a.0 <= b.0), "ends in order");
             if node.state == NodeState::Up {
+                let held: u32 = node.ends.iter().map(|(_, gpus)| gpus).sum();
+                assert_eq!(
+                    held + node.free_gpus,
+                    self.gpus_per_node,
+                    "node {index}'s GPUs"
+                );
                 free += u64::from(node.free_gpus);
                 assert_eq!(self.up[node.up_pos as usize], index as u32);
                 for (free, bucket) in self.by_free.iter().enumerate() {
@@ -430,12 +572,33 @@ impl NodeSet {
             }
         }
         assert_eq!(free, self.free_gpus);
+        for bucket in &self.by_free {
+            assert_eq!(bucket.len() as usize, bucket.iter().count());
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn node_bits_find_the_first_member_from_anywhere() {
+        // Members spread over several words and summary words, with long empty stretches.
+        let members = [0u32, 1, 63, 64, 200, 4095, 4096, 4160, 9000, 70_000];
+        let mut bits = NodeBits::default();
+        for m in members {
+            bits.insert(m);
+        }
+        bits.insert(5);
+        bits.remove(5);
+        assert_eq!(bits.len(), members.len() as u32);
+        assert_eq!(bits.iter().collect::<Vec<_>>(), members);
+        for from in 0..70_010 {
+            let expected = members.iter().copied().find(|m| *m >= from);
+            assert_eq!(bits.first_from(from), expected, "from {from}");
+        }
+    }
 
     fn pool(nodes: u32, per_node: u32) -> NodeSet {
         pool_placed(nodes, per_node, Placement::NodeLocal)
@@ -528,14 +691,14 @@ mod tests {
         set.plan(2, &[(first, 0)], &mut plan);
         let second = 1 - first;
         assert_eq!(plan.pieces, vec![(second, 2)]);
-        set.commit(&plan, &[], 1, &mut alloc);
+        set.commit(&plan, &[], 1, f64::INFINITY, &mut alloc);
         set.plan(4, &[], &mut plan);
         assert!(plan.pieces.is_empty());
         assert_eq!(plan.new_nodes, vec![4], "one new node for the whole job");
         let mut spread = pool_placed(2, 4, Placement::Spread);
         spread.allocate(2, 0, &mut alloc);
         spread.plan(2, &[(first, 0)], &mut plan);
-        spread.commit(&plan, &[], 1, &mut alloc);
+        spread.commit(&plan, &[], 1, f64::INFINITY, &mut alloc);
         spread.plan(4, &[], &mut plan);
         assert_eq!(plan.pieces.len(), 2, "spread splits it 2 + 2");
         set.check();
@@ -552,7 +715,7 @@ mod tests {
         alloc.clear();
         let mut plan = GangPlan::default();
         set.plan(5, &[(a, 0)], &mut plan);
-        set.commit(&plan, &[], 1, &mut alloc);
+        set.commit(&plan, &[], 1, f64::INFINITY, &mut alloc);
         let b = alloc[0].0;
         assert_ne!(a, b);
         set.plan(12, &[], &mut plan);

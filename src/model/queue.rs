@@ -7,6 +7,9 @@
 //! at its first failure, instead of walking thousands of jobs that cannot start:
 //! O(placements + classes) per pass, not O(queue). A job changes class when a timer of its
 //! own runs out (burst threshold, retry after a refused request) or when it is refused.
+//!
+//! Each class is an ordered set (for where a job goes in) and a list linked through the job
+//! slots (so the job after a given one costs one look-up, not a search of the set).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
@@ -34,14 +37,39 @@ pub struct ClassKey {
 #[derive(Debug, Default)]
 pub struct WaitQueue {
     classes: Vec<BTreeSet<QueueKey>>,
-    /// The first key of each class, kept in step with `classes` (a pass reads it per step).
+    /// Per job slot, while it waits: its key and the slots of the jobs before and after it in
+    /// its class ([`NO_SLOT`] at either end).
+    links: Vec<Link>,
+    /// The first key of each class, kept in step with `classes`.
     fronts: Vec<Option<QueueKey>>,
+    /// The first key of each class after the cursor (its front between passes), kept in step
+    /// with `classes`: a pass reads them at every step. A failed class's stays where it failed.
+    heads: Vec<Option<QueueKey>>,
     ids: BTreeMap<ClassKey, usize>,
     len: usize,
     /// During a pass: classes whose first job found no room.
     failed: Vec<bool>,
+    /// Per class: its head's place in the order as one number ([`NOT_NEXT`] when it has none
+    /// or failed), so that a step of a pass compares numbers.
+    next_order: Vec<u128>,
     /// During a pass: the last key handed out (every later key is larger).
     cursor: Option<QueueKey>,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+const NOT_NEXT: u128 = u128::MAX;
+
+/// A key's place in the order: rank, then arrival (unique to a job, so the slot never decides).
+fn order_of(key: QueueKey) -> u128 {
+    let rank = (key.rank as u64) ^ (1 << 63);
+    u128::from(rank) << 64 | u128::from(key.arrival_seq)
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Link {
+    key: QueueKey,
+    before: u32,
+    after: u32,
 }
 
 impl WaitQueue {
@@ -64,17 +92,46 @@ impl WaitQueue {
         }
         self.classes.push(BTreeSet::new());
         self.fronts.push(None);
+        self.heads.push(None);
         self.failed.push(false);
+        self.next_order.push(NOT_NEXT);
         let id = self.classes.len() - 1;
         self.ids.insert(key, id);
         id
     }
 
     pub fn insert(&mut self, class: usize, key: QueueKey) {
-        let fresh = self.classes[class].insert(key);
-        assert!(fresh, "job {} queued twice", key.slot);
-        if self.fronts[class].is_none_or(|front| key < front) {
+        let set = &mut self.classes[class];
+        let before = set.range(..key).next_back().map_or(NO_SLOT, |b| b.slot);
+        let after = match before {
+            NO_SLOT => self.fronts[class].map_or(NO_SLOT, |front| front.slot),
+            before => self.links[before as usize].after,
+        };
+        if before == NO_SLOT {
             self.fronts[class] = Some(key);
+        }
+        let fresh = set.insert(key);
+        assert!(fresh, "job {} queued twice", key.slot);
+        let slot = key.slot as usize;
+        if slot >= self.links.len() {
+            let unused = Link {
+                key,
+                before: NO_SLOT,
+                after: NO_SLOT,
+            };
+            self.links.resize(slot + 1, unused);
+        }
+        self.links[slot] = Link { key, before, after };
+        if before != NO_SLOT {
+            self.links[before as usize].after = key.slot;
+        }
+        if after != NO_SLOT {
+            self.links[after as usize].before = key.slot;
+        }
+        // A job placed behind the cursor waits for the next pass.
+        let ahead = self.cursor.is_none_or(|cursor| key > cursor);
+        if ahead && self.heads[class].is_none_or(|head| key < head) {
+            self.set_head(class, Some(key));
         }
         self.len += 1;
     }
@@ -82,10 +139,38 @@ impl WaitQueue {
     pub fn remove(&mut self, class: usize, key: QueueKey) {
         let found = self.classes[class].remove(&key);
         assert!(found, "job {} is not in class {class}", key.slot);
-        if self.fronts[class] == Some(key) {
-            self.fronts[class] = self.classes[class].first().copied();
+        let Link { before, after, .. } = self.links[key.slot as usize];
+        if before != NO_SLOT {
+            self.links[before as usize].after = after;
+        }
+        if after != NO_SLOT {
+            self.links[after as usize].before = before;
+        }
+        if before == NO_SLOT {
+            self.fronts[class] = self.key_of(after);
+        }
+        if self.heads[class] == Some(key) {
+            self.set_head(class, self.key_of(after));
         }
         self.len -= 1;
+    }
+
+    fn set_head(&mut self, class: usize, head: Option<QueueKey>) {
+        self.heads[class] = head;
+        let order = match head {
+            Some(key) if !self.failed[class] => order_of(key),
+            _ => NOT_NEXT,
+        };
+        self.next_order[class] = order;
+    }
+
+    fn key_of(&self, slot: u32) -> Option<QueueKey> {
+        (slot != NO_SLOT).then(|| self.links[slot as usize].key)
+    }
+
+    /// The key after `key`, a waiting job's, in its class.
+    fn first_after(&self, key: QueueKey) -> Option<QueueKey> {
+        self.key_of(self.links[key.slot as usize].after)
     }
 
     /// Moves a waiting job to another class (it keeps its place in the order).
@@ -100,48 +185,74 @@ impl WaitQueue {
     pub fn begin_pass(&mut self) {
         self.failed.fill(false);
         self.cursor = None;
+        for class in 0..self.classes.len() {
+            self.set_head(class, self.fronts[class]);
+        }
     }
 
     /// The next job of the pass in queue order, skipping failed classes, with its class.
     pub fn next_in_pass(&mut self) -> Option<(QueueKey, usize)> {
-        let cursor = self.cursor;
-        let mut best: Option<(QueueKey, usize)> = None;
-        for (class, front) in self.fronts.iter().enumerate() {
-            let Some(front) = *front else { continue };
-            if self.failed[class] {
-                continue;
-            }
-            // A class's first key is normally past the cursor (its placed jobs left, a failure
-            // drops the whole class); a job that moved in during the pass may sit before it.
-            let next = if cursor.is_none_or(|c| front > c) {
-                Some(front)
-            } else {
-                let after = cursor.expect("cursor set");
-                self.classes[class]
-                    .range((Bound::Excluded(after), Bound::Unbounded))
-                    .next()
-                    .copied()
-            };
-            if let Some(key) = next
-                && best.is_none_or(|(b, _)| key < b)
-            {
-                best = Some((key, class));
+        let (mut class, mut order) = (0, NOT_NEXT);
+        for (c, &o) in self.next_order.iter().enumerate() {
+            if o < order {
+                (class, order) = (c, o);
             }
         }
-        if let Some((key, _)) = best {
-            self.cursor = Some(key);
+        if order == NOT_NEXT {
+            return None;
         }
-        best
+        let key = self.heads[class].expect("a class with a next key has a head");
+        self.cursor = Some(key);
+        self.set_head(class, self.first_after(key));
+        Some((key, class))
+    }
+
+    /// During a pass: the keys of `class` that the pass hands out next, in order, before any
+    /// key of another class that is not failed.
+    pub fn run_ahead(&self, class: usize) -> impl Iterator<Item = QueueKey> + '_ {
+        let mut next = self.heads[class];
+        // Most runs end at once: the next key is not this class's, or is not like the last.
+        let bound = match next {
+            None => NOT_NEXT,
+            Some(_) => (self.next_order.iter().enumerate())
+                .filter(|(c, _)| *c != class)
+                .map(|(_, order)| *order)
+                .min()
+                .unwrap_or(NOT_NEXT),
+        };
+        std::iter::from_fn(move || {
+            let key = next.filter(|key| order_of(*key) < bound)?;
+            next = self.first_after(key);
+            Some(key)
+        })
+    }
+
+    /// Moves the pass past `key` of `class`, as if every key up to it had been handed out.
+    pub fn skip_to(&mut self, class: usize, key: QueueKey) {
+        assert!(
+            self.cursor.is_some_and(|cursor| key > cursor),
+            "skipping back to job {}",
+            key.slot
+        );
+        self.cursor = Some(key);
+        self.set_head(class, self.first_after(key));
     }
 
     /// No later job of `class` can be placed in this pass.
     pub fn fail_class(&mut self, class: usize) {
         self.failed[class] = true;
+        self.next_order[class] = NOT_NEXT;
     }
 
     /// Capacity grew during the pass (nodes granted before a refusal): try failed classes again.
     pub fn unfail_all(&mut self) {
         self.failed.fill(false);
+        // A failed class's head stayed where it failed, maybe behind the cursor.
+        let after = self.cursor.map_or(Bound::Unbounded, Bound::Excluded);
+        for class in 0..self.classes.len() {
+            let head = self.classes[class].range((after, Bound::Unbounded)).next();
+            self.set_head(class, head.copied());
+        }
     }
 
     /// Checks internal counts (tests).
@@ -150,8 +261,30 @@ impl WaitQueue {
             self.classes.iter().map(BTreeSet::len).sum::<usize>(),
             self.len
         );
-        for (set, front) in self.classes.iter().zip(&self.fronts) {
-            assert_eq!(set.first(), front.as_ref());
+        for set in &self.classes {
+            let linked: Vec<QueueKey> =
+                std::iter::successors(set.first().copied(), |key| self.first_after(*key)).collect();
+            assert_eq!(
+                linked,
+                set.iter().copied().collect::<Vec<_>>(),
+                "links in order"
+            );
+        }
+        let live = self.classes.iter().zip(&self.heads).zip(&self.failed);
+        for (class, ((set, head), failed)) in live.enumerate() {
+            assert_eq!(set.first(), self.fronts[class].as_ref());
+            let order = head.filter(|_| !failed).map_or(NOT_NEXT, order_of);
+            assert_eq!(self.next_order[class], order);
+            if *failed {
+                continue;
+            }
+            let first = match self.cursor {
+                None => set.first(),
+                Some(cursor) => set
+                    .range((Bound::Excluded(cursor), Bound::Unbounded))
+                    .next(),
+            };
+            assert_eq!(first, head.as_ref());
         }
     }
 }
@@ -210,5 +343,111 @@ mod tests {
         assert_eq!(queue.next_in_pass(), None);
         assert_eq!(queue.len(), 6);
         queue.check();
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert { class: usize, seq: u64, rank: i64 },
+        Remove { nth: usize },
+        Move { nth: usize, to: usize },
+        BeginPass,
+        Next,
+        Fail,
+        UnfailAll,
+        RunAhead { take: usize },
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => (0usize..4, 0u64..60, -2i64..3)
+                .prop_map(|(class, seq, rank)| Op::Insert { class, seq, rank }),
+            1 => any::<usize>().prop_map(|nth| Op::Remove { nth }),
+            1 => (any::<usize>(), 0usize..4).prop_map(|(nth, to)| Op::Move { nth, to }),
+            1 => Just(Op::BeginPass),
+            4 => Just(Op::Next),
+            1 => Just(Op::Fail),
+            1 => Just(Op::UnfailAll),
+            1 => (0usize..5).prop_map(|take| Op::RunAhead { take }),
+        ]
+    }
+
+    proptest::proptest! {
+        /// The queue hands out what a plain ordered list of (key, class) says a pass should:
+        /// the smallest key after the cursor of a class that has not failed; a run ahead is
+        /// the keys of the last class handed out that come before any other live class's.
+        #[test]
+        fn a_pass_walks_as_a_sorted_list_says(ops in proptest::collection::vec(op(), 1..200)) {
+            let mut queue = WaitQueue::new();
+            let classes: Vec<usize> = (0..4).map(|g| queue.class_of(class(g + 1, 0))).collect();
+            let mut waiting: BTreeMap<QueueKey, usize> = BTreeMap::new();
+            let (mut cursor, mut failed, mut last) = (None::<QueueKey>, [false; 4], None);
+            let after = |cursor: Option<QueueKey>, key: &QueueKey| cursor.is_none_or(|c| *key > c);
+            for op in ops {
+                match op {
+                    Op::Insert { class, seq, rank } => {
+                        let key = QueueKey { rank, arrival_seq: seq, slot: seq as u32 };
+                        if waiting.keys().all(|k| k.slot != key.slot) {
+                            queue.insert(classes[class], key);
+                            waiting.insert(key, class);
+                        }
+                    }
+                    Op::Remove { nth } if !waiting.is_empty() => {
+                        let (key, class) = waiting.iter().nth(nth % waiting.len()).map(|(k, c)| (*k, *c)).unwrap();
+                        queue.remove(classes[class], key);
+                        waiting.remove(&key);
+                        last = None;
+                    }
+                    Op::Move { nth, to } if !waiting.is_empty() => {
+                        let (key, class) = waiting.iter().nth(nth % waiting.len()).map(|(k, c)| (*k, *c)).unwrap();
+                        queue.move_to(classes[class], classes[to], key);
+                        waiting.insert(key, to);
+                        last = None;
+                    }
+                    Op::BeginPass => {
+                        queue.begin_pass();
+                        (cursor, failed, last) = (None, [false; 4], None);
+                    }
+                    Op::Next => {
+                        let expected = waiting.iter()
+                            .find(|(k, c)| after(cursor, k) && !failed[**c])
+                            .map(|(k, c)| (*k, classes[*c]));
+                        proptest::prop_assert_eq!(queue.next_in_pass(), expected);
+                        if let Some((key, class)) = expected {
+                            cursor = Some(key);
+                            last = Some(class);
+                        }
+                    }
+                    Op::Fail => {
+                        if let Some(class) = last {
+                            queue.fail_class(class);
+                            failed[class] = true;
+                        }
+                    }
+                    Op::UnfailAll => {
+                        queue.unfail_all();
+                        failed = [false; 4];
+                    }
+                    Op::RunAhead { take } => {
+                        if let Some(class) = last.filter(|c| !failed[*c]) {
+                            let expected: Vec<QueueKey> = waiting.iter()
+                                .filter(|(k, c)| after(cursor, k) && (**c == class || !failed[**c]))
+                                .take_while(|(_, c)| **c == class)
+                                .map(|(k, _)| *k)
+                                .collect();
+                            let found: Vec<QueueKey> = queue.run_ahead(class).collect();
+                            proptest::prop_assert_eq!(&found, &expected);
+                            if let Some(key) = found.get(take.min(found.len()).saturating_sub(1)) {
+                                queue.skip_to(class, *key);
+                                cursor = Some(*key);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                queue.check();
+                proptest::prop_assert_eq!(queue.len(), waiting.len());
+            }
+        }
     }
 }

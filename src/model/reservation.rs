@@ -1,5 +1,7 @@
-//! EASY backfill's reservation: when, and on which GPUs, the first job that cannot start
-//! will start, from the planned ends of the jobs running on a pool.
+//! The specification of EASY backfill's reservation: when, and on which GPUs, the first job
+//! that cannot start will start, from the planned ends of the jobs running on a pool. It walks
+//! every node and run of the pool, so the model uses [`super::free_times`] instead, which keeps
+//! the same answer up to date as jobs start and end; the tests compare the two.
 //!
 //! The scheduler is assumed to know every running job's remaining run time exactly (its
 //! planned run: restore, work and checkpoint writes, as if users gave perfect time limits),
@@ -29,20 +31,7 @@ pub struct NodeOutlook {
     pub count: usize,
 }
 
-/// A reservation on one pool for one blocked gang.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Reservation {
-    /// When the gang can start, hours.
-    pub shadow_h: f64,
-    /// `node_local`: the up nodes the gang will use, each with the GPUs that a job running past
-    /// `shadow_h` may still take there (spare at `shadow_h`).
-    pub spare: Vec<(u32, u32)>,
-    /// New nodes (not yet requested) the gang counts on: an elastic pool must keep room for
-    /// them under `max_nodes`.
-    pub new_nodes: u32,
-    /// `spread`: GPUs free at `shadow_h` beyond the gang's, which jobs running past it may take.
-    pub extra_gpus: u64,
-}
+pub use super::free_times::Reservation;
 
 /// The earliest reservation for a gang of `gpus` on a pool of `gpus_per_node`-GPU nodes, or
 /// None if its nodes (plus `new_nodes_allowed` new ones) can never hold it.

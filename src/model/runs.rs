@@ -27,8 +27,14 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    pub(super) fn start_run(&mut self, slot: u32, sp: usize, start_h: f64, sim: &mut Sim<Event>) {
-        let plan = self.run_plan(slot, sp, self.jobs[slot as usize].alloc.len());
+    pub(super) fn start_run(
+        &mut self,
+        slot: u32,
+        sp: usize,
+        start_h: f64,
+        plan: RunPlan,
+        sim: &mut Sim<Event>,
+    ) {
         let job = &mut self.jobs[slot as usize];
         job.plan = plan;
         job.run = job.run.wrapping_add(1);

@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// A class of waiting jobs found no room on any pool it may try, when those pools' room was
+/// `room` (see `room_of`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct NoRoomMemo {
+    triable: u64,
+    room: (u64, u64),
+}
+
 impl<'c> FleetSim<'c> {
     /// Walks the queue in discipline order and places what can be placed. A class whose
     /// first job finds no room is skipped for the rest of the pass. Under EASY backfill the
@@ -19,42 +27,35 @@ impl<'c> FleetSim<'c> {
         let now_h = sim.now_h();
         self.run_due_timers(now_h);
         self.no_capacity_gpus.fill(u32::MAX);
+        self.no_capacity_epoch += 1;
+        self.held_memos.clear();
         let backfill = policies::backfills(self.strategy.queue);
         let reserves = policies::reserves(self.strategy.queue);
         let mut held_left = HELD_PER_PASS_MAX;
         self.queue.begin_pass();
         while let Some((key, class)) = self.queue.next_in_pass() {
             self.queue_steps += 1;
-            match self.try_place(key.slot, sim) {
+            let tried = if self.held_as_before(key.slot, class, now_h) {
+                Tried::Held
+            } else if self.no_room_as_before(key.slot, class) {
+                Tried::NoRoom
+            } else {
+                let tried = self.try_place(key.slot, sim);
+                match tried {
+                    Tried::Held => self.remember_held(key.slot, class, now_h),
+                    Tried::NoRoom => self.remember_no_room(class),
+                    Tried::Placed | Tried::Refused => {}
+                }
+                tried
+            };
+            match tried {
                 Tried::Placed => self.queue.remove(class, key),
                 // A retry timer now blocks a pool for this job alone: it changes class.
                 Tried::Refused => self.reclass(key.slot, now_h),
                 Tried::NoRoom => {
                     if reserves && !reserved_now {
                         reserved_now = true;
-                        let changes = self.nodes_changes();
-                        let held = match &previous {
-                            Some(r) if r.slot == key.slot && r.class == class => match &r.held {
-                                // Unless its start has come (then it must start now, or
-                                // something unforeseen happened).
-                                Held::Known { changes: c, on }
-                                    if *c == changes
-                                        && on
-                                            .as_ref()
-                                            .is_none_or(|h| h.reservation.shadow_h > now_h) =>
-                                {
-                                    r.held.clone()
-                                }
-                                _ => Held::Unknown,
-                            },
-                            _ => Held::Unknown,
-                        };
-                        self.reserved = Some(Reserved {
-                            slot: key.slot,
-                            key,
-                            class,
-                            held,
-                        });
+                        self.reserve_for(key, class, previous.as_ref(), now_h);
                     }
                     self.queue.fail_class(class);
                 }
@@ -73,7 +74,42 @@ impl<'c> FleetSim<'c> {
             if self.no_capacity_gpus.iter().all(|g| *g <= 1) {
                 break;
             }
+            if tried == Tried::Held && held_left > 0 {
+                held_left = self.skip_held(class, held_left, now_h);
+            }
         }
+    }
+
+    /// Gives the reservation to the first job of this pass that found no room: the previous
+    /// pass's, if it was this job's and nothing changed since.
+    fn reserve_for(
+        &mut self,
+        key: QueueKey,
+        class: usize,
+        previous: Option<&Reserved>,
+        now_h: f64,
+    ) {
+        let changes = self.nodes_changes();
+        let held = match previous {
+            Some(r) if r.slot == key.slot && r.class == class => match &r.held {
+                // Unless its start has come (then it must start now, or something unforeseen
+                // happened).
+                Held::Known { changes: c, on }
+                    if *c == changes
+                        && on.as_ref().is_none_or(|h| h.reservation.shadow_h > now_h) =>
+                {
+                    r.held.clone()
+                }
+                _ => Held::Unknown,
+            },
+            _ => Held::Unknown,
+        };
+        self.reserved = Some(Reserved {
+            slot: key.slot,
+            key,
+            class,
+            held,
+        });
     }
 
     pub(super) fn try_place(&mut self, slot: u32, sim: &mut Sim<Event>) -> Tried {
@@ -84,16 +120,23 @@ impl<'c> FleetSim<'c> {
         let order = (0..self.pools.len())
             .filter(|sp| prefer & (1 << sp) != 0)
             .chain((0..self.pools.len()).filter(|sp| prefer & (1 << sp) == 0));
+        self.last_triable = 0;
         for sp in order {
-            let job = &self.jobs[slot as usize];
-            if job.gpus >= self.no_capacity_gpus[sp] || !self.may_try(slot, sp, now_h) {
+            if !self.may_try(slot, sp, now_h) {
+                continue;
+            }
+            self.last_triable |= 1 << sp;
+            if self.jobs[slot as usize].gpus >= self.no_capacity_gpus[sp] {
                 continue;
             }
             match self.place_on(slot, sp, sim) {
                 OnPool::Placed => return Tried::Placed,
                 OnPool::NoCapacity => {
                     let gpus = self.jobs[slot as usize].gpus;
-                    self.no_capacity_gpus[sp] = self.no_capacity_gpus[sp].min(gpus);
+                    if gpus < self.no_capacity_gpus[sp] {
+                        self.no_capacity_gpus[sp] = gpus;
+                        self.no_capacity_epoch += 1;
+                    }
                 }
                 OnPool::Refused => tried = Tried::Refused,
                 OnPool::Held if tried == Tried::NoRoom => tried = Tried::Held,
@@ -101,6 +144,51 @@ impl<'c> FleetSim<'c> {
             }
         }
         tried
+    }
+
+    /// Every pool the last job tried (`last_triable`), of `class`, had no room for it: so it
+    /// stays for its class until one of those pools has more room.
+    fn remember_no_room(&mut self, class: usize) {
+        let triable = self.last_triable;
+        let room = self.room_of(triable);
+        if class >= self.no_room_memos.len() {
+            self.no_room_memos.resize(class + 1, None);
+        }
+        self.no_room_memos[class] = Some(NoRoomMemo { triable, room });
+    }
+
+    /// How much room the pools of `mask` have had: the sum of their growth counters (equal while
+    /// none of them grew, as each only counts up) and which of them are open.
+    fn room_of(&self, mask: u64) -> (u64, u64) {
+        (0..self.pools.len())
+            .filter(|sp| mask & 1 << sp != 0)
+            .fold((0, 0), |(grew, open), sp| {
+                let state = &self.pools[sp];
+                (
+                    grew + state.nodes.room_grew,
+                    open | u64::from(state.open) << sp,
+                )
+            })
+    }
+
+    /// Whether a job of `class` finds no room as the class did last (no pool it may try has
+    /// grown since: room only shrinks when GPUs are taken). Its pools then record it as trying
+    /// them would.
+    fn no_room_as_before(&mut self, slot: u32, class: usize) -> bool {
+        let Some(Some(memo)) = self.no_room_memos.get(class).copied() else {
+            return false;
+        };
+        if self.room_of(memo.triable) != memo.room {
+            return false;
+        }
+        let gpus = self.jobs[slot as usize].gpus;
+        for sp in (0..self.pools.len()).filter(|sp| memo.triable & 1 << sp != 0) {
+            if gpus < self.no_capacity_gpus[sp] {
+                self.no_capacity_gpus[sp] = gpus;
+                self.no_capacity_epoch += 1;
+            }
+        }
+        true
     }
 
     /// Whether the job may use strategy pool `sp` now (policies: GPU type, burst threshold,
@@ -137,10 +225,13 @@ impl<'c> FleetSim<'c> {
     ) -> OnPool {
         let now_h = sim.now_h();
         let gpus = self.jobs[slot as usize].gpus;
-        self.pools[sp].nodes.plan(gpus, &[], plan);
-        if !self.may_add_nodes(sp, plan.new_nodes.len(), 0) {
+        // Most tries of a busy fleet find no room: the buckets tell without planning.
+        let new_nodes = self.pools[sp].nodes.new_nodes_needed(gpus) as usize;
+        if !self.may_add_nodes(sp, new_nodes, 0) {
             return OnPool::NoCapacity;
         }
+        self.pools[sp].nodes.plan(gpus, &[], plan);
+        debug_assert_eq!(plan.new_nodes.len(), new_nodes, "{gpus} GPUs on pool {sp}");
         // Another job's reservation on this pool: a job still running at its shadow time may
         // take only what the reservation leaves spare.
         let mut runs_past_shadow = false;
@@ -171,12 +262,27 @@ impl<'c> FleetSim<'c> {
         } else {
             self.scratch_nodes.clear();
         }
-        // `request_nodes` left the new nodes in `scratch_nodes`.
+        // `request_nodes` left the new nodes in `scratch_nodes`. The run starts once all its
+        // nodes are ready; the nodes learn when it plans to end.
         let new_indexes = std::mem::take(&mut self.scratch_nodes);
+        let nodes = &self.pools[sp].nodes;
+        let start_h = plan
+            .pieces
+            .iter()
+            .map(|(node, _)| *node)
+            .chain(new_indexes.iter().copied())
+            .map(|node| nodes.nodes[node as usize].ready_h)
+            .fold(now_h, f64::max);
+        let run = self.run_plan(slot, sp, plan.nodes());
         let job = &mut self.jobs[slot as usize];
-        self.pools[sp]
-            .nodes
-            .commit(plan, &new_indexes, slot, &mut job.alloc);
+        assert!(job.alloc.is_empty(), "job {slot} is placed twice");
+        self.pools[sp].nodes.commit(
+            plan,
+            &new_indexes,
+            slot,
+            start_h + run.total_h(),
+            &mut job.alloc,
+        );
         self.scratch_nodes = new_indexes;
         if runs_past_shadow {
             self.hold_less(plan, gpus);
@@ -184,14 +290,7 @@ impl<'c> FleetSim<'c> {
         if self.reserved.as_ref().is_some_and(|r| r.slot == slot) {
             self.reserved = None;
         }
-        let state = &self.pools[sp];
-        let job = &self.jobs[slot as usize];
-        let start_h = job
-            .alloc
-            .iter()
-            .map(|(node, _)| state.nodes.nodes[*node as usize].ready_h)
-            .fold(now_h, f64::max);
-        self.start_run(slot, sp, start_h, sim);
+        self.start_run(slot, sp, start_h, run, sim);
         OnPool::Placed
     }
 
@@ -227,6 +326,7 @@ impl<'c> FleetSim<'c> {
         sim.schedule_at(retry_from_h, Event::Wake);
         // Nodes granted before the refusal are idle now and may fit smaller gangs.
         self.no_capacity_gpus[sp] = u32::MAX;
+        self.no_capacity_epoch += 1;
         self.queue.unfail_all();
     }
 
@@ -249,9 +349,10 @@ impl<'c> FleetSim<'c> {
             }
             let index = state.nodes.add_slot();
             state.nodes.bring_up(index);
-            let node = &mut state.nodes.nodes[index as usize];
-            node.requested_h = now_h;
-            node.ready_h = now_h + elastic.provisioning_h;
+            state
+                .nodes
+                .set_times(index, now_h, now_h + elastic.provisioning_h);
+            let node = &state.nodes.nodes[index as usize];
             state.counters.nodes_requested += 1;
             if let PoolKind::Spot(_, preemption) = &state.pool.kind {
                 if preemption.waves_per_month > 0.0 && elastic.provisioning_h > 0.0 {
