@@ -1111,6 +1111,12 @@ pub struct SweepPoint {
     /// Relative cost of simulating the point (expected jobs x strategies x replications),
     /// which `--shard` balances.
     pub estimated_cost: f64,
+    /// Strategy -> the first point of the sweep at which that strategy's inputs (its pools,
+    /// its policies, the workloads, everything but the other strategies and their pools) are
+    /// the same as here: its units here are those, simulated once and reused. Absent for the
+    /// strategies simulated at this point.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub same_units_as: BTreeMap<String, String>,
 }
 
 /// One varied parameter of a sweep, in `sweep.json`.

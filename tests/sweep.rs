@@ -108,7 +108,8 @@ fn a_sweep_writes_points_sweep_csv_and_sweep_json() {
     );
     let invocation = json(&out.join("invocation.json"));
     assert_eq!(invocation["points_simulated"], 9);
-    assert_eq!(invocation["replications_simulated"], 9 * 2 * 3);
+    // The cloud strategy's 3 replications once, the hybrid's at every point.
+    assert_eq!(invocation["replications_simulated"], 3 + 9 * 3);
 }
 
 #[test]
@@ -162,6 +163,73 @@ fn a_sweep_point_gives_the_same_rows_as_run_with_the_same_set() {
             std::fs::read(run.join(file)).unwrap(),
             std::fs::read(point.join(file)).unwrap(),
             "{file} differs between the sweep point and the run"
+        );
+    }
+}
+
+/// A strategy that uses none of the varied fields (`cloud` has no `dgx`) is simulated at the
+/// first point only; the other points take its units, which are those a run at that point
+/// simulates, bit for bit.
+#[test]
+fn a_strategy_the_varied_fields_do_not_touch_is_simulated_once() {
+    let dir = temp_dir("sweep-shared-strategy");
+    let sweep = dir.join("sweep");
+    let common = [
+        "--set",
+        "workload.jobs.arrivals_per_day=9",
+        "--replications",
+        "3",
+    ];
+    let mut args = vec![
+        "sweep",
+        TINY,
+        "--vary",
+        "pool.dgx.nodes=0,1,2",
+        "--out",
+        s(&sweep),
+        "-q",
+    ];
+    args.extend(common);
+    ok(&args);
+    let info = json(&sweep.join("sweep.json"));
+    let same: Vec<serde_json::Value> = (0..3)
+        .map(|p| info["points"][p]["same_units_as"].clone())
+        .collect();
+    assert_eq!(
+        same[0],
+        serde_json::Value::Null,
+        "the first point simulates all"
+    );
+    for p in [1, 2] {
+        assert_eq!(same[p], serde_json::json!({ "cloud": "000" }), "point {p}");
+        let point = json(&sweep.join("points").join(format!("00{p}")).join("run.json"));
+        assert_eq!(point["sweep_point"]["same_units_as"], same[p]);
+    }
+    // cloud once and hybrid at each of the three points, 3 replications each.
+    let invocation = json(&sweep.join("invocation.json"));
+    assert_eq!(invocation["replications_simulated"], 3 * (1 + 3));
+    let run = dir.join("run");
+    let mut args = vec![
+        "run",
+        TINY,
+        "--set",
+        "pool.dgx.nodes=2",
+        "--out",
+        s(&run),
+        "-q",
+    ];
+    args.extend(common);
+    ok(&args);
+    for file in [
+        "summary.csv",
+        "replications.csv",
+        "pools.csv",
+        "monthly.csv",
+    ] {
+        assert_eq!(
+            std::fs::read(run.join(file)).unwrap(),
+            std::fs::read(sweep.join("points").join("002").join(file)).unwrap(),
+            "{file} differs between the last point and a run of it"
         );
     }
 }

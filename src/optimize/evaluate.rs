@@ -5,7 +5,9 @@
 //! compared on the same jobs, preemptions and failures.
 //!
 //! A replication already simulated by an interrupted run (`Hooks::cached`) is taken from
-//! there; every new one is handed to `Hooks::record` (the journal) as soon as it is done.
+//! there; every new one is handed to `Hooks::record` (the journal) as soon as it is done. A
+//! strategy whose inputs are the same at two points (the point's values belong to other
+//! strategies' pools or policies: equal [`Config::unit_digest`]s) is simulated at one of them.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -14,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::space::Point;
 use super::{OptimizeError, Prepared, json};
 use crate::runner::{self, RunError, Unit};
-use crate::scenario::{Config, Override};
+use crate::scenario::{Config, Override, UnitDigest};
 
 /// What a run reports as it goes.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +63,8 @@ pub struct Evaluator<'a> {
     configs: HashMap<Point, Result<Config, String>>,
     /// Metric values of every replication evaluated, by strategy and point.
     pub rows: HashMap<(usize, Point), Vec<Vec<f64>>>,
+    /// The same, by strategy, digest of its inputs and replication.
+    by_digest: HashMap<(usize, UnitDigest, u32), Vec<f64>>,
     pub simulated: u64,
     pub reused: u64,
 }
@@ -72,6 +76,7 @@ impl<'a> Evaluator<'a> {
             hooks,
             configs: HashMap::new(),
             rows: HashMap::new(),
+            by_digest: HashMap::new(),
             simulated: 0,
             reused: 0,
         }
@@ -116,42 +121,59 @@ impl<'a> Evaluator<'a> {
         }
         let name = self.prepared.config().strategies[strategy].name.clone();
         let mut wanted: Vec<(String, &Config, Unit)> = Vec::new();
-        let mut values: Vec<Option<Vec<f64>>> = Vec::new();
+        // Per replication asked for: its values, or the wanted unit that gives them.
+        let mut values: Vec<Result<Vec<f64>, usize>> = Vec::new();
+        // Equal inputs asked for twice in this stage are simulated once.
+        let mut asked: HashMap<(UnitDigest, u32), usize> = HashMap::new();
+        let mut copies: Vec<(String, usize)> = Vec::new();
+        let mut digests = Vec::new();
         for (point, from, to) in jobs {
             let config = self.configs[point]
                 .as_ref()
                 .expect("only valid points are asked for");
+            let digest = config.unit_digest(strategy);
             let text = point_text(self.prepared, point);
             for replication in *from..*to {
+                digests.push((digest, replication));
                 let key = key(&name, &text, replication);
-                match self.hooks.cached.get(&key) {
-                    Some(cached) => values.push(Some(cached.clone())),
-                    None => {
-                        values.push(None);
-                        wanted.push((
-                            key,
-                            config,
-                            Unit {
-                                strategy,
-                                replication,
-                            },
-                        ));
-                    }
+                if let Some(cached) = self.hooks.cached.get(&key) {
+                    values.push(Ok(cached.clone()));
+                } else if let Some(known) = self.by_digest.get(&(strategy, digest, replication)) {
+                    (self.hooks.record)(&key, known).map_err(OptimizeError::Record)?;
+                    values.push(Ok(known.clone()));
+                } else if let Some(&index) = asked.get(&(digest, replication)) {
+                    copies.push((key, index));
+                    values.push(Err(index));
+                } else {
+                    asked.insert((digest, replication), wanted.len());
+                    values.push(Err(wanted.len()));
+                    let unit = Unit {
+                        strategy,
+                        replication,
+                    };
+                    wanted.push((key, config, unit));
                 }
             }
         }
-        self.reused += values.iter().filter(|v| v.is_some()).count() as u64;
+        self.reused += values.iter().filter(|v| v.is_ok()).count() as u64 + copies.len() as u64;
         (self.hooks.progress)(Progress::Stage {
             strategy: name,
             units: wanted.len() as u64,
         });
         let simulated = self.simulate(&wanted)?;
         self.simulated += simulated.len() as u64;
-        let mut fresh = simulated.into_iter();
+        for (key, index) in &copies {
+            (self.hooks.record)(key, &simulated[*index]).map_err(OptimizeError::Record)?;
+        }
         let values: Vec<Vec<f64>> = values
             .into_iter()
-            .map(|v| v.unwrap_or_else(|| fresh.next().expect("one per wanted")))
+            .map(|v| v.unwrap_or_else(|index| simulated[index].clone()))
             .collect();
+        for ((digest, replication), row) in digests.into_iter().zip(&values) {
+            self.by_digest
+                .entry((strategy, digest, replication))
+                .or_insert_with(|| row.clone());
+        }
         let mut at = 0;
         for (point, from, to) in jobs {
             let rows = self.rows.entry((strategy, point.clone())).or_default();

@@ -5,6 +5,37 @@
 
 use crate::calendar::{Calendar, WeeklyWindows};
 
+/// What [`Config::unit_digest`] gives: two independent 64-bit hashes of the same text.
+pub type UnitDigest = [u64; 2];
+
+/// Hashes text as it is written: FNV-1a and SipHash (std's, fixed keys) side by side, so that
+/// two different texts collide with a chance of about 2^-128. Used within one process only.
+#[derive(Default)]
+struct Digest {
+    fnv: Option<u64>,
+    sip: std::hash::DefaultHasher,
+}
+
+impl std::fmt::Write for Digest {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        use std::hash::Hasher as _;
+        let mut fnv = self.fnv.unwrap_or(0xcbf2_9ce4_8422_2325);
+        for byte in text.bytes() {
+            fnv = (fnv ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.fnv = Some(fnv);
+        self.sip.write(text.as_bytes());
+        Ok(())
+    }
+}
+
+impl Digest {
+    fn finish(&self) -> UnitDigest {
+        use std::hash::Hasher as _;
+        [self.fnv.unwrap_or(0), self.sip.finish()]
+    }
+}
+
 /// A whole validated scenario.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -45,6 +76,63 @@ pub struct Config {
 }
 
 impl Config {
+    /// A digest of everything a unit of `strategy` reads: the whole configuration but the
+    /// other strategies, the pools it does not use and what only the statistics read. Two
+    /// configurations (a sweep's points) with equal digests for a strategy give that strategy's
+    /// units equal results, so a sweep simulates them once. A trace counts by its file (a sweep
+    /// reads each file once, see [`super::trace::TraceCache`]).
+    pub fn unit_digest(&self, strategy: usize) -> UnitDigest {
+        // Destructured, so that a new field must be placed here or left out knowingly.
+        let Config {
+            name,
+            calendar,
+            horizon_months,
+            horizon_h,
+            warmup_h,
+            replications,
+            seed,
+            currency,
+            baseline: _,
+            gpu_types,
+            gpu_speed,
+            workloads,
+            services,
+            pools,
+            strategies,
+            events_max,
+            queued_jobs_max,
+            jobs_per_unit_estimate: _,
+            teams,
+            idle_cost,
+            discount_rate_per_year,
+            sites,
+        } = self;
+        let own = &strategies[strategy];
+        let mut used: Vec<usize> = own
+            .pools
+            .iter()
+            .chain(&own.service_pools)
+            .copied()
+            .chain(own.reserve_gpus.iter().map(|(pool, _)| *pool))
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        let mut digest = Digest::default();
+        use std::fmt::Write as _;
+        write!(
+            digest,
+            "{name:?}{calendar:?}{horizon_months:?}{horizon_h:?}{warmup_h:?}{replications:?}\
+             {seed:?}{currency:?}{gpu_types:?}{gpu_speed:?}{workloads:?}{services:?}\
+             {events_max:?}{queued_jobs_max:?}{teams:?}{idle_cost:?}\
+             {discount_rate_per_year:?}{sites:?}{strategy:?}{own:?}"
+        )
+        .expect("a digest takes any text");
+        for pool in used {
+            write!(digest, "{pool:?}{:?}", pools[pool]).expect("a digest takes any text");
+        }
+        digest.finish()
+    }
+
     /// The discount factor of month `m`'s cash flows: `(1 + r)^(-m/12)`, m whole months from
     /// `start` to the month's start.
     pub fn discount_factor(&self, m: usize) -> f64 {

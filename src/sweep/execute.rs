@@ -6,7 +6,13 @@
 //! of every point. A point's results stay in memory only until its last unit is done; then the
 //! thread that finished it summarizes and writes it, `run.json` last. A killed sweep therefore
 //! loses at most the points in flight, and `--resume` skips the points already written.
+//!
+//! A strategy whose inputs are the same at several points (the varied fields belong to other
+//! strategies' pools or policies: equal [`Config::unit_digest`]s) is simulated at the first of
+//! them only, and its units are handed to the others as they come: a unit is deterministic, so
+//! they are the units the others would simulate, bit for bit.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -19,6 +25,7 @@ use super::shard::{Shard, points_of};
 use crate::output::{self, PointSummary};
 use crate::records::{ChargePeriod, InvocationInfo, RunOutput, ShardInfo, SweepInfo, UnitResult};
 use crate::runner::{self, RunError, Unit};
+use crate::scenario::{Config, UnitDigest};
 use crate::stats;
 
 /// How to run a planned sweep.
@@ -182,12 +189,49 @@ fn point_is_done(out: &Path, info: &SweepInfo, point: &PlannedPoint, notify: fn(
     }
 }
 
-/// The (strategy, replication) units of `points`.
+/// The (strategy, replication) units of `points` that are simulated (see [`Sharing`]).
 pub(super) fn units_of(points: &[&PlannedPoint]) -> u64 {
-    points
-        .iter()
-        .map(|p| runner::units(&p.config).len() as u64)
-        .sum()
+    Sharing::of(points).simulated.len() as u64
+}
+
+/// Which units of a list of points are simulated, and which points share each one.
+struct Sharing {
+    /// Per simulated unit: its point (in the list) and the unit.
+    simulated: Vec<(usize, Unit)>,
+    /// Per simulated unit: every (point, unit index in it) that takes its result, its own
+    /// first.
+    takers: Vec<Vec<(usize, usize)>>,
+}
+
+impl Sharing {
+    fn of(points: &[&PlannedPoint]) -> Self {
+        let mut first: BTreeMap<(usize, UnitDigest), usize> = BTreeMap::new();
+        let (mut simulated, mut takers) = (Vec::new(), Vec::new());
+        // Per (strategy, digest): its first point's simulated units, by replication.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for (t, point) in points.iter().enumerate() {
+            for (k, unit) in runner::units(&point.config).into_iter().enumerate() {
+                let s = unit.strategy;
+                let group = *first.entry((s, point.digests[s])).or_insert_with(|| {
+                    groups.push(Vec::new());
+                    groups.len() - 1
+                });
+                let r = unit.replication as usize;
+                if groups[group].len() == r {
+                    groups[group].push(simulated.len());
+                    simulated.push((t, unit));
+                    takers.push(Vec::new());
+                }
+                // Equal digests mean equal replications, so later points find them all.
+                assert!(
+                    r < groups[group].len(),
+                    "replication {r} of point {t} is simulated"
+                );
+                takers[groups[group][r]].push((t, k));
+            }
+        }
+        Self { simulated, takers }
+    }
 }
 
 /// The results of one point while its units come in.
@@ -208,39 +252,47 @@ pub(super) fn run_points(
     unit_done: &(dyn Fn() + Sync),
     point_done: &(dyn Fn(usize, RunOutput) -> Result<(), SweepError> + Sync),
 ) -> Result<u64, SweepError> {
-    // One flat list of units; `owner[i]` = (point in `points`, unit in it).
-    let mut work: Vec<(&crate::scenario::Config, Unit)> = Vec::new();
-    let mut owner: Vec<(usize, usize)> = Vec::new();
-    let mut slots = Vec::with_capacity(points.len());
-    for (t, point) in points.iter().enumerate() {
-        let units = runner::units(&point.config);
-        for (k, unit) in units.iter().enumerate() {
-            work.push((&point.config, *unit));
-            owner.push((t, k));
-        }
-        slots.push(Mutex::new(Slot {
-            results: (0..units.len()).map(|_| None).collect(),
-            remaining: units.len(),
-        }));
-    }
+    // One flat list of the units simulated; each result goes to every point that takes it.
+    let sharing = Sharing::of(points);
+    let work: Vec<(&Config, Unit)> = (sharing.simulated.iter())
+        .map(|(t, unit)| (&points[*t].config, *unit))
+        .collect();
+    let slots: Vec<Mutex<Slot>> = points
+        .iter()
+        .map(|point| {
+            let units = runner::units(&point.config).len();
+            Mutex::new(Slot {
+                results: (0..units).map(|_| None).collect(),
+                remaining: units,
+            })
+        })
+        .collect();
     let events = AtomicU64::new(0);
     let sink = |i: usize, result: Result<UnitResult, RunError>| -> Result<(), SweepError> {
-        let (t, k) = owner[i];
-        let point = points[t];
+        let point = points[sharing.simulated[i].0];
         let result = result.map_err(|source| SweepError::Run {
             point: label(info, point.point()),
             source,
         })?;
         events.fetch_add(result.events, Ordering::Relaxed);
-        let finished = {
-            let mut slot = slots[t].lock().expect("no thread panicked holding a slot");
-            slot.results[k] = Some(result);
-            slot.remaining -= 1;
-            (slot.remaining == 0).then(|| std::mem::take(&mut slot.results))
-        };
         unit_done();
-        if let Some(results) = finished {
-            point_done(t, summarize(point, results))?;
+        let takers = &sharing.takers[i];
+        let mut result = Some(result);
+        for (n, &(t, k)) in takers.iter().enumerate() {
+            let taken = if n + 1 == takers.len() {
+                result.take()
+            } else {
+                result.clone()
+            };
+            let finished = {
+                let mut slot = slots[t].lock().expect("no thread panicked holding a slot");
+                slot.results[k] = taken;
+                slot.remaining -= 1;
+                (slot.remaining == 0).then(|| std::mem::take(&mut slot.results))
+            };
+            if let Some(results) = finished {
+                point_done(t, summarize(points[t], results))?;
+            }
         }
         Ok(())
     };

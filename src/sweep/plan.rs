@@ -15,7 +15,9 @@ use super::spec::{Domain, Sampling, Spec, Vary};
 use super::{POINTS_MAX, SweepError, fnv1a_hex};
 use crate::output::Cell;
 use crate::records::{ChargePeriod, RunInfo, SweepInfo, SweepParameter, SweepPoint, SweepSampling};
-use crate::scenario::{Config, FieldKind, Loaded, Override, ScenarioError, Source, SweepFile};
+use crate::scenario::{
+    Config, FieldKind, Loaded, Override, ScenarioError, Source, SweepFile, UnitDigest,
+};
 
 /// What `fleetsim sweep` was asked to do.
 #[derive(Debug, Clone)]
@@ -48,6 +50,8 @@ pub struct PlannedPoint {
     pub config: Config,
     /// The point's `run.json`, less what only the results tell (events, break-even, files).
     pub run_info: RunInfo,
+    /// Per strategy, [`Config::unit_digest`]: equal digests at two points, equal units.
+    pub digests: Vec<UnitDigest>,
 }
 
 impl PlannedPoint {
@@ -429,10 +433,18 @@ fn plan_points(
                 parameters: parameters_json,
                 fingerprint,
                 estimated_cost: estimated_cost(&config),
+                same_units_as: BTreeMap::new(),
             }),
             ..RunInfo::new(&config, scenario, loaded.warnings)
         };
-        points.push(PlannedPoint { config, run_info });
+        let digests = (0..config.strategies.len())
+            .map(|s| config.unit_digest(s))
+            .collect();
+        points.push(PlannedPoint {
+            config,
+            run_info,
+            digests,
+        });
     }
     for (warning, points) in point_warnings {
         warnings.push(match points.as_slice() {
@@ -446,8 +458,25 @@ fn plan_points(
             total: values.len(),
         });
     }
-
+    note_same_units(&mut points);
     Ok(points)
+}
+
+/// Tells each point which of its strategies have the inputs of an earlier point, and so that
+/// point's units (`same_units_as`).
+fn note_same_units(points: &mut [PlannedPoint]) {
+    let mut first: BTreeMap<(usize, UnitDigest), String> = BTreeMap::new();
+    for point in points.iter_mut() {
+        let id = point.point().id.clone();
+        for (s, digest) in point.digests.iter().enumerate() {
+            let source = first.entry((s, *digest)).or_insert_with(|| id.clone());
+            if *source != id {
+                let name = point.config.strategies[s].name.clone();
+                let sweep_point = point.run_info.sweep_point.as_mut().expect("a sweep point");
+                sweep_point.same_units_as.insert(name, source.clone());
+            }
+        }
+    }
 }
 
 /// `sweep.json` of a planned sweep.

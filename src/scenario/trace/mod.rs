@@ -194,7 +194,7 @@ impl Dropped {
 
 /// A trace as read: its jobs in submit order plus what the file said about them. It depends
 /// only on the file, its format and time zone, never on a scenario, so sweeps share one copy.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Trace {
     /// The file, as it is named in messages.
     pub path: PathBuf,
@@ -235,6 +235,28 @@ impl Column {
             number,
             name: name.to_string(),
         }
+    }
+}
+
+/// Everything but the jobs themselves, which are counted: a trace of a million jobs prints as
+/// a line, and a sweep's points (which share one file's trace) print alike.
+impl fmt::Debug for Trace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Trace")
+            .field("path", &self.path)
+            .field("format", &self.format)
+            .field("jobs", &self.jobs.len())
+            .field("origin", &self.origin)
+            .field("gpu_types", &self.gpu_types)
+            .field("teams", &self.teams)
+            .field("states", &self.states)
+            .field("gpus_column", &self.gpus_column)
+            .field("gpu_column", &self.gpu_column)
+            .field("dropped", &self.dropped)
+            .field("rounded_up", &self.rounded_up)
+            .field("mixed_types", &self.mixed_types)
+            .field("rows", &self.rows)
+            .finish()
     }
 }
 
