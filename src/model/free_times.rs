@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 
-use super::nodes::{Node, NodeState};
+use super::nodes::{Node, NodeState, Taken};
 
 /// A reservation on one pool for one blocked gang.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +60,7 @@ fn free_from_h(node: &Node, need: u32) -> f64 {
         return node.ready_h;
     }
     let mut free = node.free_gpus;
-    for &(end_h, gpus) in &node.ends {
+    for &Taken { end_h, gpus, .. } in &node.taken {
         free += gpus;
         if free >= need {
             return node.ready_h.max(end_h);
@@ -73,10 +73,10 @@ fn free_from_h(node: &Node, need: u32) -> f64 {
 fn free_at(node: &Node, at_h: f64) -> u32 {
     node.free_gpus
         + node
-            .ends
+            .taken
             .iter()
-            .filter(|(end_h, _)| *end_h <= at_h)
-            .map(|(_, gpus)| gpus)
+            .filter(|t| t.end_h <= at_h)
+            .map(|t| t.gpus)
             .sum::<u32>()
 }
 
@@ -296,7 +296,7 @@ impl Bag {
                 self.ready_total += gpus;
                 put.0 = Some((key, gpus));
             }
-            for &(end_h, gpus) in &node.ends {
+            for &Taken { end_h, gpus, .. } in &node.taken {
                 let (key, gpus) = (time_key(end_h), u64::from(gpus));
                 *self.ends.entry(key).or_default() += gpus;
                 put.1.push((key, gpus));
@@ -510,9 +510,9 @@ mod tests {
                 free_gpus: node.free_gpus,
                 ready_h: node.ready_h,
                 first: ends.len(),
-                count: node.ends.len(),
+                count: node.taken.len(),
             });
-            ends.extend_from_slice(&node.ends);
+            ends.extend(node.taken.iter().map(|t| (t.end_h, t.gpus)));
         }
         reservation::reserve(
             gpus,
@@ -564,11 +564,8 @@ mod tests {
     }
 
     fn release_all(set: &mut NodeSet, index: u32) {
-        while let (Some(&job), Some(&(_, gpus))) = (
-            set.nodes[index as usize].jobs.last(),
-            set.nodes[index as usize].ends.last(),
-        ) {
-            set.release(index, gpus, job);
+        while let Some(&taken) = set.nodes[index as usize].taken.last() {
+            set.release(index, taken.gpus, taken.holder);
         }
     }
 
@@ -611,10 +608,9 @@ mod tests {
                     Op::Release { nth, which } if !up.is_empty() => {
                         let index = up[nth % up.len()];
                         let node = &set.nodes[index as usize];
-                        if !node.jobs.is_empty() {
-                            let at = which % node.jobs.len();
-                            let (job, gpus) = (node.jobs[at], node.ends[at].1);
-                            set.release(index, gpus, job);
+                        if !node.taken.is_empty() {
+                            let taken = node.taken[which % node.taken.len()];
+                            set.release(index, taken.gpus, taken.holder);
                         }
                     }
                     Op::Query { gpus, new_nodes_allowed, now_h } => {

@@ -32,12 +32,19 @@ pub struct Node {
     /// When the node was requested and when it is ready, hours (elastic nodes).
     pub requested_h: f64,
     pub ready_h: f64,
-    /// Job slots running (or about to run) on this node.
-    pub jobs: Vec<u32>,
-    /// For each of `jobs`, at the same position: its planned end (hours; infinite for service
-    /// replicas and holds) and its GPUs here. Both lists are in order of the planned ends.
-    pub ends: Vec<(f64, u32)>,
+    /// What holds GPUs here (jobs running or about to run, service replicas and holds), in
+    /// order of their planned ends.
+    pub taken: Vec<Taken>,
     up_pos: u32,
+}
+
+/// GPUs of a node held by one job slot (or a service's), until a planned end.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Taken {
+    pub holder: u32,
+    pub gpus: u32,
+    /// Hours; infinite for service replicas and holds.
+    pub end_h: f64,
 }
 
 /// All node slots of a pool, with the up ones indexed by free GPUs.
@@ -219,8 +226,7 @@ impl NodeSet {
             idle_epoch: 0,
             requested_h: 0.0,
             ready_h: 0.0,
-            jobs: Vec::new(),
-            ends: Vec::new(),
+            taken: Vec::new(),
             up_pos: NOWHERE,
         });
         self.nodes.len() as u32 - 1
@@ -231,7 +237,7 @@ impl NodeSet {
         let node = &mut self.nodes[index as usize];
         assert!(node.state != NodeState::Up, "node {index} is already up");
         assert!(
-            node.jobs.is_empty(),
+            node.taken.is_empty(),
             "node {index} comes up with jobs on it"
         );
         node.state = NodeState::Up;
@@ -296,7 +302,7 @@ impl NodeSet {
         assert!(state != NodeState::Up, "taking a node down to up");
         let node = &self.nodes[index as usize];
         assert!(node.state == NodeState::Up, "node {index} is not up");
-        assert!(node.jobs.is_empty(), "node {index} still has jobs");
+        assert!(node.taken.is_empty(), "node {index} still has jobs");
         assert!(
             node.free_gpus == self.gpus_per_node,
             "node {index} still has GPUs in use"
@@ -469,9 +475,13 @@ impl NodeSet {
         let node = &mut self.nodes[index as usize];
         node.free_gpus -= take;
         node.idle_epoch = node.idle_epoch.wrapping_add(1);
-        let at = node.ends.partition_point(|(e, _)| *e <= end_h);
-        node.jobs.insert(at, job);
-        node.ends.insert(at, (end_h, take));
+        let at = node.taken.partition_point(|t| t.end_h <= end_h);
+        let taken = Taken {
+            holder: job,
+            gpus: take,
+            end_h,
+        };
+        node.taken.insert(at, taken);
         self.free_gpus -= u64::from(take);
         self.changes += 1;
         self.insert_bucket(index);
@@ -507,12 +517,11 @@ impl NodeSet {
             "releasing GPUs on node {index} that is not up"
         );
         let pos = node
-            .jobs
+            .taken
             .iter()
-            .position(|j| *j == job)
+            .position(|t| t.holder == job)
             .expect("job is on the node");
-        node.jobs.remove(pos);
-        let (_, held) = node.ends.remove(pos);
+        let held = node.taken.remove(pos).gpus;
         assert_eq!(
             held, gpus,
             "job {job} releases the GPUs it took on node {index}"
@@ -551,10 +560,12 @@ impl NodeSet {
     pub fn check(&self) {
         let mut free = 0;
         for (index, node) in self.nodes.iter().enumerate() {
-            assert_eq!(node.ends.len(), node.jobs.len(), "an end per holder");
-            assert!(node.ends.is_sorted_by(|a, b| a.0 <= b.0), "ends in order");
+            assert!(
+                node.taken.is_sorted_by(|a, b| a.end_h <= b.end_h),
+                "ends in order"
+            );
             if node.state == NodeState::Up {
-                let held: u32 = node.ends.iter().map(|(_, gpus)| gpus).sum();
+                let held: u32 = node.taken.iter().map(|t| t.gpus).sum();
                 assert_eq!(
                     held + node.free_gpus,
                     self.gpus_per_node,

@@ -52,6 +52,10 @@ pub struct WaitQueue {
     /// Per class: its head's place in the order as one number ([`NOT_NEXT`] when it has none
     /// or failed), so that a step of a pass compares numbers.
     next_order: Vec<u128>,
+    /// The classes with a next order (`(order, class)`), so that a step of a pass looks at
+    /// those only; `live_at[class]` is where a class is in it ([`NO_SLOT`]: not there).
+    live: Vec<(u128, u32)>,
+    live_at: Vec<u32>,
     /// During a pass: the last key handed out (every later key is larger).
     cursor: Option<QueueKey>,
 }
@@ -95,6 +99,7 @@ impl WaitQueue {
         self.heads.push(None);
         self.failed.push(false);
         self.next_order.push(NOT_NEXT);
+        self.live_at.push(NO_SLOT);
         let id = self.classes.len() - 1;
         self.ids.insert(key, id);
         id
@@ -161,7 +166,27 @@ impl WaitQueue {
             Some(key) if !self.failed[class] => order_of(key),
             _ => NOT_NEXT,
         };
+        self.set_order(class, order);
+    }
+
+    #[inline]
+    fn set_order(&mut self, class: usize, order: u128) {
         self.next_order[class] = order;
+        match (self.live_at[class], order) {
+            (NO_SLOT, NOT_NEXT) => {}
+            (NO_SLOT, order) => {
+                self.live_at[class] = self.live.len() as u32;
+                self.live.push((order, class as u32));
+            }
+            (at, NOT_NEXT) => {
+                self.live.swap_remove(at as usize);
+                if let Some(&(_, moved)) = self.live.get(at as usize) {
+                    self.live_at[moved as usize] = at;
+                }
+                self.live_at[class] = NO_SLOT;
+            }
+            (at, order) => self.live[at as usize].0 = order,
+        }
     }
 
     fn key_of(&self, slot: u32) -> Option<QueueKey> {
@@ -185,22 +210,28 @@ impl WaitQueue {
     pub fn begin_pass(&mut self) {
         self.failed.fill(false);
         self.cursor = None;
-        for class in 0..self.classes.len() {
-            self.set_head(class, self.fronts[class]);
+        self.heads.copy_from_slice(&self.fronts);
+        self.live.clear();
+        for (class, front) in self.fronts.iter().enumerate() {
+            let order = front.map_or(NOT_NEXT, order_of);
+            self.next_order[class] = order;
+            self.live_at[class] = NO_SLOT;
+            if order != NOT_NEXT {
+                self.live_at[class] = self.live.len() as u32;
+                self.live.push((order, class as u32));
+            }
         }
     }
 
     /// The next job of the pass in queue order, skipping failed classes, with its class.
     pub fn next_in_pass(&mut self) -> Option<(QueueKey, usize)> {
-        let (mut class, mut order) = (0, NOT_NEXT);
-        for (c, &o) in self.next_order.iter().enumerate() {
+        let (mut order, mut class) = *self.live.first()?;
+        for &(o, c) in &self.live[1..] {
             if o < order {
-                (class, order) = (c, o);
+                (order, class) = (o, c);
             }
         }
-        if order == NOT_NEXT {
-            return None;
-        }
+        let class = class as usize;
         let key = self.heads[class].expect("a class with a next key has a head");
         self.cursor = Some(key);
         self.set_head(class, self.first_after(key));
@@ -214,9 +245,9 @@ impl WaitQueue {
         // Most runs end at once: the next key is not this class's, or is not like the last.
         let bound = match next {
             None => NOT_NEXT,
-            Some(_) => (self.next_order.iter().enumerate())
-                .filter(|(c, _)| *c != class)
-                .map(|(_, order)| *order)
+            Some(_) => (self.live.iter())
+                .filter(|(_, c)| *c as usize != class)
+                .map(|(order, _)| *order)
                 .min()
                 .unwrap_or(NOT_NEXT),
         };
@@ -241,7 +272,7 @@ impl WaitQueue {
     /// No later job of `class` can be placed in this pass.
     pub fn fail_class(&mut self, class: usize) {
         self.failed[class] = true;
-        self.next_order[class] = NOT_NEXT;
+        self.set_order(class, NOT_NEXT);
     }
 
     /// Capacity grew during the pass (nodes granted before a refusal): try failed classes again.
@@ -275,6 +306,11 @@ impl WaitQueue {
             assert_eq!(set.first(), self.fronts[class].as_ref());
             let order = head.filter(|_| !failed).map_or(NOT_NEXT, order_of);
             assert_eq!(self.next_order[class], order);
+            let at = self.live_at[class];
+            match order {
+                NOT_NEXT => assert_eq!(at, NO_SLOT),
+                order => assert_eq!(self.live[at as usize], (order, class as u32)),
+            }
             if *failed {
                 continue;
             }

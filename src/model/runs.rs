@@ -252,7 +252,7 @@ impl<'c> FleetSim<'c> {
     pub(super) fn evacuate(&mut self, sp: usize, index: u32, cause: Cause, sim: &mut Sim<Event>) {
         let mut victims = std::mem::take(&mut self.scratch_jobs);
         victims.clear();
-        victims.extend_from_slice(&self.pools[sp].nodes.nodes[index as usize].jobs);
+        victims.extend((self.pools[sp].nodes.nodes[index as usize].taken.iter()).map(|t| t.holder));
         // A gang listed twice on one node is interrupted once.
         victims.sort_unstable();
         victims.dedup();

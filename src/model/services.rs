@@ -469,9 +469,9 @@ impl<'c> FleetSim<'c> {
         for index in nodes {
             let node = &self.pools[sp].nodes.nodes[index as usize];
             let mut jobs: Vec<u32> = node
-                .jobs
+                .taken
                 .iter()
-                .filter_map(|slot| match holder(*slot) {
+                .filter_map(|taken| match holder(taken.holder) {
                     Holder::Job(job) => Some(job),
                     Holder::Replica(_) | Holder::Hold => None,
                 })
