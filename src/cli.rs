@@ -10,18 +10,15 @@ mod sweep;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
+use crate::app::{self, AppError};
 use crate::format::thousands;
-use crate::output::{self, LockMode};
-use crate::records::{ChargePeriod, RunInfo};
-use crate::runner::{self, RunError};
-use crate::scenario::{self, Loaded, Override};
+use crate::output::{self, TerminalProgress};
+use crate::records::ChargePeriod;
+use crate::scenario::{self, Override};
 use signals::Signals;
 
 #[derive(Debug, Parser)]
@@ -126,9 +123,6 @@ struct RunArgs {
     /// No progress bar and no summary table (files are still written)
     #[arg(long, short)]
     quiet: bool,
-    /// The scenario's warnings were shown already (the best candidate of `optimize`).
-    #[arg(skip)]
-    hide_warnings: bool,
 }
 
 /// `--focus` and `--focus-period`, for `run` and `sweep`.
@@ -160,30 +154,6 @@ impl FocusArgs {
             (false, None) => None,
         }
     }
-}
-
-/// A FOCUS export needs an ISO 4217 currency and a file of a sensible size.
-fn check_focus(config: &scenario::Config, period: ChargePeriod) -> Result<()> {
-    if !output::focus::is_iso_currency(&config.currency) {
-        bail!(
-            "--focus needs the scenario's currency as an ISO 4217 code (three capital letters such as EUR or USD), got `{}`; set currency = \"EUR\" in the scenario, or --set currency=EUR",
-            config.currency
-        );
-    }
-    let rows = output::focus::rows_estimate(config, period);
-    if rows > output::focus::ROWS_MAX {
-        let hint = match period {
-            ChargePeriod::Day => "use --focus-period month, or shorten horizon_months",
-            ChargePeriod::Month => "shorten horizon_months or export fewer strategies",
-        };
-        bail!(
-            "--focus would write about {:.1e} rows of focus.csv (charge period: {}), more than {:.0e}; {hint}",
-            rows,
-            period.as_str(),
-            output::focus::ROWS_MAX
-        );
-    }
-    Ok(())
 }
 
 #[derive(Debug, clap::Args)]
@@ -231,11 +201,6 @@ fn parse_seed(text: &str) -> Result<u64, String> {
     parse_whole(text, 0, u64::MAX)
 }
 
-/// The run was stopped by a signal: exit code 128 + its number, as shells report it.
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted: {0}")]
-pub struct Interrupted(String);
-
 /// Exit code of a run stopped by Ctrl-C (128 + SIGINT); SIGTERM gives 143, SIGHUP 129.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
@@ -256,12 +221,12 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(args, command_line, &signals),
         Command::Validate(args) => validate(args),
-        Command::Plot(args) => plot(&args, &signals),
+        Command::Plot(args) => plot(&args, command_line, &signals),
         Command::Sweep(args) => sweep::sweep(args, command_line, &signals),
         Command::Merge(args) => sweep::merge(args, command_line, &signals),
         Command::Optimize(args) => optimize::optimize(args, command_line, &signals),
         Command::Fit(args) => fit::fit_command(args, &signals),
-        Command::Report(args) => report(&args, &signals),
+        Command::Report(args) => report(&args, command_line, &signals),
         Command::Schema => editor::schema_command(),
         Command::Init(args) => editor::init(&args, &signals),
         Command::Claims(args) => claims::claims(args, command_line, &signals),
@@ -271,14 +236,31 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {}", printable(&format!("{error:#}")));
+            eprintln!("error: {}", printable(&message(&error, &signals)));
             // Whatever failed once a signal asked to stop, the signal is why.
-            if signals.stopped() || error.downcast_ref::<Interrupted>().is_some() {
+            let interrupted = matches!(
+                error.downcast_ref::<AppError>(),
+                Some(AppError::Interrupted { .. })
+            );
+            if signals.stopped() || interrupted {
                 ExitCode::from(signals.exit_code())
             } else {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+/// What the user reads of an error: the whole chain; a stop says which signal (and when).
+fn message(error: &anyhow::Error, signals: &Signals) -> String {
+    match error.downcast_ref::<AppError>() {
+        Some(AppError::Interrupted { after_s, left }) => {
+            let after = after_s.map_or_else(String::new, |s| format!(" after {s:.1} s"));
+            format!("interrupted: stopped by {}{after}; {left}", signals.name())
+        }
+        // Files were written, then a later step stopped: the stop is why.
+        Some(AppError::Unfinished { .. }) => format!("{}{error:#}", signals.why()),
+        _ => format!("{error:#}"),
     }
 }
 
@@ -309,59 +291,83 @@ fn print_warnings(warnings: &[String]) {
     }
 }
 
-fn load(scenario: Option<&Path>, overrides: &[Override]) -> Result<Loaded> {
-    let loaded = match scenario {
-        Some(path) => scenario::load(path, overrides)?,
-        None => scenario::load_default(overrides)?,
-    };
-    Ok(loaded)
+/// A scenario file read, or (None) the built-in default; and how run.json names it.
+fn source(scenario: Option<&Path>) -> Result<(scenario::Source, String)> {
+    Ok(match scenario {
+        Some(path) => (scenario::Source::read(path)?, path.display().to_string()),
+        None => (
+            scenario::Source::built_in(),
+            "built-in hybrid-vs-cloud".into(),
+        ),
+    })
 }
 
 fn validate(args: ValidateArgs) -> Result<()> {
     // Read once: a fifo or a process substitution cannot be read again for the [sweep] table.
     let source = scenario::Source::read(&args.scenario)?;
-    let loaded = source.load(&args.scenario_args.set)?;
-    print_warnings(&loaded.warnings);
-    let config = &loaded.config;
-    println!(
-        "{}: valid: {}",
-        args.scenario.display(),
-        scenario::describe(config)
-    );
-    for workload in &config.workloads {
-        if let Some(replay) = &workload.trace {
-            println!("  workload `{}`: {}", workload.name, replay.describe());
-        }
+    let checked = app::validate::validate(&source, &args.scenario_args.set)?;
+    print_warnings(&checked.warnings);
+    let shown = args.scenario.display();
+    println!("{shown}: valid: {}", checked.description);
+    for trace in &checked.traces {
+        println!("  {trace}");
     }
-    // Only a file with a [sweep] table has one to describe (planning loads the file again,
-    // traces included).
-    let has_sweep = loaded
-        .resolved
-        .sweep
-        .as_ref()
-        .is_some_and(|s| !s.vary.is_empty());
-    if has_sweep
-        && let Some(sweep) =
-            crate::sweep::plan::describe(&args.scenario, &args.scenario_args.set, &source, loaded)?
-    {
-        println!("{}: {sweep}", args.scenario.display());
+    if let Some(sweep) = &checked.sweep {
+        println!("{shown}: {sweep}");
     }
     Ok(())
 }
 
-fn plot(args: &PlotArgs, signals: &Signals) -> Result<()> {
-    signals.begin_work();
-    let files = if args.dir.join("sweep.json").is_file() {
-        output::charts::sweep::draw_all_until(&args.dir, &signals.stop)?
-    } else if args
-        .dir
-        .join(output::optimize::RECOMMENDATION_FILE)
-        .is_file()
-    {
-        output::charts::optimize::draw_all_until(&args.dir, &signals.stop)?
-    } else {
-        output::charts::draw_all_until(&args.dir, &signals.stop)?
+fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
+    let (source, source_name) = source(args.scenario.as_deref())?;
+    let request = app::run::RunRequest {
+        source,
+        source_name,
+        set: scenario::run_overrides(&args.scenario_args.set, args.replications, args.seed),
+        to: app::run::RunTo::Folder {
+            dir: args.out.clone(),
+            force: args.force,
+            charts: !args.no_charts,
+        },
+        trace: args.trace,
+        focus: args.focus.period(),
+        warn: true,
+        command_line,
     };
+    let session = Session::start(args.threads, signals, "", args.quiet)?;
+    let outcome = app::run::run(&request, &session.context())?;
+    if !args.quiet {
+        print!(
+            "{}",
+            output::summary_table(&outcome.config, &outcome.output.aggregates)
+        );
+        if let app::run::Written::Folder { dir, files, drawn } = &outcome.written {
+            let names: Vec<String> = files
+                .iter()
+                .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            let charts = match drawn.charts.len() {
+                0 => String::new(),
+                n => format!(
+                    ", {n} chart files (PNG, SVG) and {}",
+                    output::report::FILE_NAME
+                ),
+            };
+            eprintln!(
+                "wrote {}{charts} to {} ({:.1} s, {} events)",
+                names.join(", "),
+                dir.display(),
+                outcome.wall_time_s,
+                thousands(outcome.output.events as f64, 0)
+            );
+        }
+    }
+    Ok(())
+}
+
+fn plot(args: &PlotArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
+    let session = Session::start(None, signals, "", true)?;
+    let files = app::plot::plot(&args.dir, &command_line, &session.context())?;
     if !args.quiet {
         eprintln!(
             "wrote {} chart files (PNG, SVG) to {}",
@@ -372,27 +378,36 @@ fn plot(args: &PlotArgs, signals: &Signals) -> Result<()> {
     Ok(())
 }
 
-fn report(args: &ReportArgs, signals: &Signals) -> Result<()> {
-    signals.begin_work();
-    let path = output::report::write(&args.dir, &signals.stop)?;
+fn report(args: &ReportArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
+    let session = Session::start(None, signals, "", true)?;
+    let path = app::plot::report(&args.dir, &command_line, &session.context())?;
     if !args.quiet {
         eprintln!("wrote {}", path.display());
     }
     Ok(())
 }
 
-/// The worker threads of `run` and `sweep`, and the flag a signal sets to stop them.
-struct Workers {
+/// What a command hands the operation it calls: worker threads, the stop flag its signals
+/// set, a progress bar on stderr, and how warnings and notes are shown.
+struct Session<'s> {
     pool: rayon::ThreadPool,
-    /// `--threads`, or all cores.
-    threads: usize,
-    stop: Arc<AtomicBool>,
+    signals: &'s Signals,
+    progress: TerminalProgress,
+    begin_work: Box<dyn Fn() + Sync + 's>,
+    warn: Box<dyn Fn(&str) + Sync>,
+    note: Box<dyn Fn(&str) + Sync>,
 }
 
-impl Workers {
+impl<'s> Session<'s> {
     /// Starts `threads` workers (all cores when None), stopped by `signals` (see
-    /// [`signals`]: the first signal sets `stop`, a second one exits at once).
-    fn start(threads: Option<u16>, signals: &Signals) -> Result<Self> {
+    /// [`signals`]: the first signal sets the stop flag, a second one exits at once); a bar
+    /// of `unit` steps, and notes, unless `quiet`.
+    fn start(
+        threads: Option<u16>,
+        signals: &'s Signals,
+        unit: &'static str,
+        quiet: bool,
+    ) -> Result<Self> {
         let threads = match threads {
             Some(n) => usize::from(n),
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -401,194 +416,27 @@ impl Workers {
             .num_threads(threads)
             .build()
             .context("cannot start worker threads")?;
-        Ok(Workers {
+        Ok(Session {
             pool,
-            threads,
-            stop: Arc::clone(&signals.stop),
+            signals,
+            progress: TerminalProgress::new(unit, quiet),
+            begin_work: Box::new(move || signals.begin_work()),
+            warn: Box::new(|warning| eprintln!("warning: {}", printable(warning))),
+            note: match quiet {
+                true => Box::new(|_| {}),
+                false => Box::new(|note| eprintln!("{}", printable(note))),
+            },
         })
     }
-}
 
-fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
-    let overrides = scenario::run_overrides(&args.scenario_args.set, args.replications, args.seed);
-    let loaded = load(args.scenario.as_deref(), &overrides)?;
-    if !args.hide_warnings {
-        print_warnings(&loaded.warnings);
-    }
-    let config = &loaded.config;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("output").join(&config.name));
-    if args.trace {
-        runner::check_trace(config).map_err(anyhow::Error::msg)?;
-    }
-    if let Some(period) = args.focus.period() {
-        check_focus(config, period)?;
-    }
-    let scenario =
-        serde_json::to_value(&loaded.resolved).context("cannot describe the scenario")?;
-    // Held to the last chart; a failed or interrupted run leaves no folder behind that it
-    // created itself (dropping the lock removes it when empty).
-    // From here a signal stops the work instead of ending the process.
-    signals.begin_work();
-    let lock = output::lock_dir(&out, LockMode::Exclusive, &command_line.join(" "))?;
-    let previous = output::prepare_dir(&out, &config.name, &scenario, args.force)?;
-    let run = Run {
-        args: &args,
-        loaded: &loaded,
-        out: &out,
-        signals,
-    };
-    let result = run.simulate_and_write(scenario, &previous, command_line);
-    lock.release();
-    result
-}
-
-/// What a `run` works with once its folder is taken.
-struct Run<'a> {
-    args: &'a RunArgs,
-    loaded: &'a Loaded,
-    out: &'a Path,
-    signals: &'a Signals,
-}
-
-impl Run<'_> {
-    fn simulate_and_write(
-        &self,
-        scenario: serde_json::Value,
-        previous: &[String],
-        command_line: Vec<String>,
-    ) -> Result<()> {
-        let Run {
-            args,
-            loaded,
-            out,
-            signals,
-        } = *self;
-        let config = &loaded.config;
-
-        let workers = Workers::start(args.threads, signals)?;
-        let stop = &workers.stop;
-        let units = runner::units(config).len() as u64;
-        let bar = output::progress_bar(units, &format!("simulating {}", config.name), args.quiet);
-        let started = Instant::now();
-        let result = workers.pool.install(|| {
-            let mut run_output = runner::run(config, args.trace, &|| bar.inc(1), stop)?;
-            if let Some(period) = args.focus.period() {
-                // One unit per strategy again, with charges by period.
-                runner::add_focus(config, &mut run_output, period, stop)?;
-            }
-            Ok(run_output)
-        });
-        bar.finish_and_clear();
-        let run_output = match result {
-            Ok(run_output) => run_output,
-            Err(RunError::Cancelled) => {
-                return Err(Interrupted(format!(
-                    "stopped by {} after {:.1} s; no result was written to {}",
-                    signals.name(),
-                    started.elapsed().as_secs_f64(),
-                    out.display()
-                ))
-                .into());
-            }
-            Err(error) => return Err(error.into()),
-        };
-        let wall_time_s = started.elapsed().as_secs_f64();
-        if signals.stopped() {
-            return Err(Interrupted(format!(
-                "stopped by {}; no result was written to {}",
-                signals.name(),
-                out.display()
-            ))
-            .into());
+    fn context(&self) -> app::Context<'_> {
+        app::Context {
+            pool: &self.pool,
+            stop: &self.signals.stop,
+            progress: &self.progress,
+            begin_work: &*self.begin_work,
+            warn: &*self.warn,
+            note: &*self.note,
         }
-
-        let mut warnings = loaded.warnings.clone();
-        let skip_charts = match output::charts::skipped(config.strategies.len()) {
-            Some(note) if !args.no_charts => {
-                print_warnings(std::slice::from_ref(&note));
-                warnings.push(note);
-                true
-            }
-            _ => args.no_charts,
-        };
-        let info = RunInfo {
-            command_line,
-            scenario_source: args
-                .scenario
-                .as_ref()
-                .map_or("built-in hybrid-vs-cloud".into(), |p| {
-                    p.display().to_string()
-                }),
-            threads: Some(workers.threads),
-            wall_time_s: Some(wall_time_s),
-            charts: if skip_charts {
-                Vec::new()
-            } else {
-                let mut names = output::charts::file_names(!config.services.is_empty());
-                names.push(output::report::FILE_NAME.to_string());
-                names
-            },
-            ..RunInfo::new(config, scenario, warnings)
-        }
-        .with_results(&run_output);
-        let files = output::write_results(out, config, &run_output, &info, args.trace)?;
-        let mut now: Vec<String> = files
-            .iter()
-            .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .collect();
-        now.extend(info.charts.iter().cloned());
-        output::remove_stale(out, previous, &now)?;
-        let charts = if skip_charts {
-            Vec::new()
-        } else {
-            // Drawn from the files just written, exactly as `fleetsim plot` would, on the
-            // run's threads.
-            let charts = workers
-            .pool
-            .install(|| output::charts::draw_all_until(out, stop))
-            .with_context(|| {
-                let why = signals.why();
-                format!(
-                    "{why}the CSV files and run.json are written but the charts are not; try `fleetsim plot {}`",
-                    out.display()
-                )
-            })?;
-            workers
-                .pool
-                .install(|| output::report::write(out, stop))
-                .with_context(|| {
-                    let why = signals.why();
-                    format!(
-                        "{why}the results and charts are written but report.html is not; try `fleetsim report {}`",
-                        out.display()
-                    )
-                })?;
-            charts
-        };
-        if !args.quiet {
-            print!("{}", output::summary_table(config, &run_output.aggregates));
-            let names: Vec<String> = files
-                .iter()
-                .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .collect();
-            let charts = match charts.len() {
-                0 => String::new(),
-                n => format!(
-                    ", {n} chart files (PNG, SVG) and {}",
-                    output::report::FILE_NAME
-                ),
-            };
-            eprintln!(
-                "wrote {}{charts} to {} ({:.1} s, {} events)",
-                names.join(", "),
-                out.display(),
-                wall_time_s,
-                thousands(run_output.events as f64, 0)
-            );
-        }
-        Ok(())
     }
 }

@@ -6,6 +6,7 @@
 //! aggregates them over replications; [`output`] writes CSV, `run.json` and the summary.
 //! See ARCHITECTURE.md for the map.
 
+pub mod app;
 pub mod calendar;
 pub mod claims;
 pub mod cli;
@@ -15,6 +16,7 @@ pub mod model;
 pub mod optimize;
 pub mod output;
 pub mod policies;
+pub mod progress;
 pub mod records;
 pub mod rng;
 pub mod runner;

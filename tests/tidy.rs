@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// Top-level modules by layer, lowest first; the same list is in ARCHITECTURE.md. Leaf
 /// utilities share the lowest layer and use none of each other.
 const LAYERS: &[&[&str]] = &[
-    &["rng", "calendar", "format", "engine"],
+    &["rng", "calendar", "format", "engine", "progress"],
     &["scenario"],
     &["records"],
     &["policies"],
@@ -24,6 +24,7 @@ const LAYERS: &[&[&str]] = &[
     &["sweep"],
     &["optimize"],
     &["claims"],
+    &["app"],
     &["cli"],
 ];
 

@@ -33,14 +33,14 @@ pub fn threads_or_all(threads: Option<u16>) -> usize {
     }
 }
 
-/// Runs `work` on a pool of `threads` workers with the GIL released. `work` gets the stop
-/// flag, which a signal sets (Python's handler raised, e.g. `KeyboardInterrupt`): then the
-/// work is waited for and the signal's exception returned. A panic becomes a
+/// Runs `work` on a pool of `threads` workers with the GIL released. `work` gets the pool and
+/// the stop flag, which a signal sets (Python's handler raised, e.g. `KeyboardInterrupt`): then
+/// the work is waited for and the signal's exception returned. A panic becomes a
 /// `PanicException` (a bug in fleetsim, with its message).
 pub fn run<T: Send>(
     py: Python<'_>,
     threads: usize,
-    work: impl FnOnce(&AtomicBool) -> T + Send,
+    work: impl FnOnce(&rayon::ThreadPool, &AtomicBool) -> T + Send,
 ) -> PyResult<T> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -51,7 +51,7 @@ pub fn run<T: Send>(
     std::thread::scope(|scope| {
         let worker = scope.spawn(|| {
             let _finished = Finished(&finished);
-            pool.install(|| work(&stop))
+            pool.install(|| work(&pool, &stop))
         });
         let mut signal = None;
         while !py.detach(|| wait(&finished, SIGNAL_CHECK_EVERY)) {

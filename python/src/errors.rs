@@ -1,6 +1,7 @@
 //! fleetsim's errors as Python exceptions, with the message the command line prints after
 //! `error: ` (anyhow's `{:#}`: the error and its causes).
 
+use fleetsim::app::AppError;
 use fleetsim::{runner, scenario, sweep};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyValueError};
@@ -76,6 +77,18 @@ impl From<sweep::SweepError> for Failure {
             } => Failure::Interrupted,
             error @ sweep::SweepError::Run { .. } => Failure::Run(message(error)),
             error => Failure::Sweep(message(error)),
+        }
+    }
+}
+
+impl From<AppError> for Failure {
+    fn from(error: AppError) -> Self {
+        match error {
+            AppError::Scenario(error) => error.into(),
+            AppError::Run(error) => error.into(),
+            AppError::Sweep(error) => (*error).into(),
+            AppError::Interrupted { .. } => Failure::Interrupted,
+            error => Failure::Run(message(error)),
         }
     }
 }

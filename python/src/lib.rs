@@ -10,13 +10,12 @@ mod detached;
 mod errors;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::atomic::AtomicBool;
 
-use fleetsim::records::RunInfo;
+use fleetsim::app;
+use fleetsim::progress::Silent;
 use fleetsim::scenario::{self, Override, Source};
-use fleetsim::sweep::{self, Request, Sampling};
-use fleetsim::{output, runner};
+use fleetsim::sweep::{Request, Sampling};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
@@ -112,63 +111,38 @@ fn run(
         line.push("--trace".into());
     }
     line.extend(["--threads".to_string(), threads.to_string()]);
-    let request = RunRequest {
-        path,
-        text,
-        overrides,
-        trace,
-        command_line: line,
-        threads,
-    };
-    let simulated = detached::run(py, threads, |stop| simulate(request, stop))?;
+    let simulated = detached::run(py, threads, |pool, stop| {
+        let (source, source_name) = source(path, text)?;
+        let request = app::run::RunRequest {
+            source,
+            source_name,
+            set: overrides,
+            to: app::run::RunTo::Memory,
+            trace,
+            focus: None,
+            warn: false,
+            command_line: line,
+        };
+        let outcome = app::run::run(&request, &context(pool, stop))?;
+        match outcome.written {
+            app::run::Written::Memory(files) => Ok::<_, Failure>((files, outcome.warnings)),
+            app::run::Written::Folder { .. } => unreachable!("a run into memory"),
+        }
+    })?;
     let (files, warnings) = simulated?;
     Ok((into_python(py, files), warnings))
 }
 
-/// A run, its arguments converted.
-struct RunRequest {
-    path: Option<PathBuf>,
-    text: Option<String>,
-    overrides: Vec<Override>,
-    trace: bool,
-    /// For `run.json`.
-    command_line: Vec<String>,
-    threads: usize,
-}
-
-fn simulate(request: RunRequest, stop: &AtomicBool) -> Result<(Vec<File>, Vec<String>), Failure> {
-    let RunRequest {
-        path,
-        text,
-        overrides,
-        trace,
-        command_line,
-        threads,
-    } = request;
-    let (source, scenario_source) = source(path, text)?;
-    let loaded = source.load(&overrides)?;
-    let config = &loaded.config;
-    if trace {
-        runner::check_trace(config).map_err(Failure::Run)?;
+/// The context of work done for Python: no progress shown, warnings returned, not shown.
+fn context<'a>(pool: &'a rayon::ThreadPool, stop: &'a AtomicBool) -> app::Context<'a> {
+    app::Context {
+        pool,
+        stop,
+        progress: &Silent,
+        begin_work: &|| {},
+        warn: &|_| {},
+        note: &|_| {},
     }
-    let resolved = serde_json::to_value(&loaded.resolved).expect("a scenario serializes");
-    let started = Instant::now();
-    let run_output = runner::run(config, trace, &|| {}, stop)?;
-    if stop.load(Ordering::SeqCst) {
-        return Err(Failure::Interrupted);
-    }
-    let info = RunInfo {
-        command_line,
-        scenario_source,
-        threads: Some(threads),
-        wall_time_s: Some(started.elapsed().as_secs_f64()),
-        ..RunInfo::new(config, resolved, loaded.warnings.clone())
-    }
-    .with_results(&run_output);
-    Ok((
-        output::in_memory(&run_output, &info, trace),
-        loaded.warnings,
-    ))
 }
 
 /// What `sweep` hands back: `sweep.json` and `sweep.csv`, each point's id and files, and the
@@ -205,7 +179,7 @@ fn run_sweep(
         .transpose()?;
     let set = overrides(&set, replications, seed)?;
     let threads = detached::threads_or_all(threads);
-    let swept = detached::run(py, threads, |stop| {
+    let swept = detached::run(py, threads, |pool, stop| {
         let (source, _) = source(path, text)?;
         let request = Request {
             scenario: source.origin.clone(),
@@ -214,11 +188,8 @@ fn run_sweep(
             set,
             focus: None,
         };
-        let plan = sweep::plan_source(&request, &source)?;
-        let files = sweep::run_in_memory(&plan, stop)?;
-        if stop.load(Ordering::SeqCst) {
-            return Err(Failure::Interrupted);
-        }
+        let plan = app::sweep::plan(&request, &source)?;
+        let files = app::sweep::sweep_in_memory(&plan, &context(pool, stop))?;
         Ok::<_, Failure>((files, plan.warnings))
     })?;
     let (files, warnings) = swept?;
@@ -240,51 +211,18 @@ fn validate<'py>(
     set: Vec<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let set = overrides(&set, None, None)?;
-    let checked = detached::run(py, 1, |_| check(path, text, &set))?;
-    let (name, description, traces, sweep, warnings) = checked?;
+    let checked = detached::run(py, 1, |_, _| {
+        let (source, _) = source(path, text)?;
+        Ok::<_, Failure>(app::validate::validate(&source, &set)?)
+    })?;
+    let checked = checked?;
     let result = PyDict::new(py);
-    result.set_item("name", name)?;
-    result.set_item("description", description)?;
-    result.set_item("traces", traces)?;
-    result.set_item("sweep", sweep)?;
-    result.set_item("warnings", warnings)?;
+    result.set_item("name", checked.name)?;
+    result.set_item("description", checked.description)?;
+    result.set_item("traces", checked.traces)?;
+    result.set_item("sweep", checked.sweep)?;
+    result.set_item("warnings", checked.warnings)?;
     Ok(result)
-}
-
-/// The scenario's name and description, its trace workloads and `[sweep]` table described,
-/// and its warnings.
-type Checked = (String, String, Vec<String>, Option<String>, Vec<String>);
-
-fn check(
-    path: Option<PathBuf>,
-    text: Option<String>,
-    set: &[Override],
-) -> Result<Checked, Failure> {
-    let (source, _) = source(path, text)?;
-    let loaded = source.load(set)?;
-    let config = &loaded.config;
-    let description = scenario::describe(config);
-    let traces = config
-        .workloads
-        .iter()
-        .filter_map(|w| {
-            let replay = w.trace.as_ref()?;
-            Some(format!("workload `{}`: {}", w.name, replay.describe()))
-        })
-        .collect();
-    let name = config.name.clone();
-    let warnings = loaded.warnings.clone();
-    let has_sweep = loaded
-        .resolved
-        .sweep
-        .as_ref()
-        .is_some_and(|s| !s.vary.is_empty());
-    let sweep = if has_sweep {
-        sweep::plan::describe(&source.origin, set, &source, loaded)?
-    } else {
-        None
-    };
-    Ok((name, description, traces, sweep, warnings))
 }
 
 /// The simulator behind the Python package `fleetsim`.

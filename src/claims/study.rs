@@ -1,15 +1,15 @@
-//! Runs a claim's sweep into its folder under `output/claims/` (with the sweep's charts and
-//! report.html) and judges it; copies the chart that shows its boundary beside the page.
+//! A claim's sweep (planned from its scenario, into its folder under `output/claims/`) and its
+//! judgement from the sweep's points; copies the chart that shows its boundary beside the page.
+//! Running the sweep in its folder is `app::claims`'s.
 //!
 //! Every file written depends only on the claims' scenarios, `--set`, `--replications` and
 //! `--seed` (the sweep folders' invariant), so the page is the same on any thread count.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 use super::{Claim, Finding, Point};
 use crate::output::charts::ChartError;
-use crate::output::{self, Cell, LockMode, OutputError};
+use crate::output::{self, Cell, OutputError};
 use crate::scenario::Override;
 use crate::sweep::{self, SweepError};
 
@@ -25,10 +25,6 @@ pub struct Options {
     /// Worker threads of the current rayon pool (for `invocation.json`).
     pub threads: usize,
     pub command_line: Vec<String>,
-    /// No progress bars.
-    pub quiet: bool,
-    /// Says something on the terminal (a damaged point found when reusing a folder).
-    pub notify: fn(&str),
 }
 
 /// A claim run and judged.
@@ -75,23 +71,12 @@ pub enum ClaimsError {
     },
 }
 
-/// Runs `claim`'s sweep on the current rayon pool. `redo`: simulate every point again;
-/// otherwise points already in its folder (of the same definition) are reused and only the
-/// missing ones simulated.
-pub fn run_claim(
+/// The sweep of `claim`'s scenario, planned with the options' `--set`; and its folder.
+pub fn plan_claim(
     claim: &'static Claim,
     options: &Options,
-    redo: bool,
-    stop: &AtomicBool,
-) -> Result<Outcome, ClaimsError> {
-    let number = claim.number;
+) -> Result<(sweep::Plan, PathBuf), ClaimsError> {
     let scenario = options.scenarios.join(format!("{}.toml", claim.id()));
-    let sweep_error = |error| ClaimsError::Sweep {
-        number,
-        scenario: scenario.clone(),
-        error: Box::new(error),
-    };
-    let output_error = |error| ClaimsError::Output { number, error };
     let request = sweep::Request {
         scenario: scenario.clone(),
         vary: Vec::new(),
@@ -99,35 +84,56 @@ pub fn run_claim(
         set: options.set.clone(),
         focus: None,
     };
-    let plan = sweep::plan(&request).map_err(sweep_error)?;
-    let dir = options.out.join(claim.id());
-    let lock = output::lock_dir(&dir, LockMode::Exclusive, &options.command_line.join(" "))
-        .map_err(output_error)?;
-    let run = sweep::RunOptions {
-        out: dir.clone(),
+    let plan = sweep::plan(&request).map_err(|error| ClaimsError::Sweep {
+        number: claim.number,
+        scenario,
+        error: Box::new(error),
+    })?;
+    Ok((plan, options.out.join(claim.id())))
+}
+
+/// The options of `claim`'s sweep into `dir`: every point again (`redo`), or only those not
+/// in the folder already.
+pub fn run_options(dir: &Path, options: &Options, redo: bool) -> sweep::RunOptions {
+    sweep::RunOptions {
+        out: dir.to_path_buf(),
         shard: None,
         resume: !redo,
         force: redo,
-        quiet: options.quiet,
         threads: options.threads,
         command_line: options.command_line.clone(),
-        notify: options.notify,
-    };
-    let outcome = sweep::execute(&plan, &run, stop).map_err(|error| match error {
-        SweepError::OtherSweep { .. } if !redo => ClaimsError::Stale {
-            number,
-            dir: dir.clone(),
-        },
-        error => sweep_error(error),
-    })?;
-    let chart = dir.join(format!("{}.png", claim.chart));
-    let simulated = outcome.invocation.points_simulated;
-    if simulated > 0 || !chart.is_file() {
-        output::charts::sweep::draw_all_until(&dir, stop)
-            .map_err(|error| ClaimsError::Chart { number, error })?;
-        output::report::write(&dir, stop).map_err(|error| ClaimsError::Chart { number, error })?;
     }
-    lock.release();
+}
+
+/// What a failed sweep of `claim` means: another run's folder when reusing one.
+pub fn sweep_failed(
+    claim: &Claim,
+    options: &Options,
+    dir: &Path,
+    redo: bool,
+    error: SweepError,
+) -> ClaimsError {
+    match error {
+        SweepError::OtherSweep { .. } if !redo => ClaimsError::Stale {
+            number: claim.number,
+            dir: dir.to_path_buf(),
+        },
+        error => ClaimsError::Sweep {
+            number: claim.number,
+            scenario: options.scenarios.join(format!("{}.toml", claim.id())),
+            error: Box::new(error),
+        },
+    }
+}
+
+/// Judges `claim` on its sweep's points (the summaries of `outcome`), from `dir`.
+pub fn judge(
+    claim: &'static Claim,
+    options: &Options,
+    plan: &sweep::Plan,
+    dir: &Path,
+    outcome: sweep::Outcome,
+) -> Outcome {
     let points: Vec<Point> = outcome
         .summaries
         .into_iter()
@@ -136,17 +142,22 @@ pub fn run_claim(
             summary: s.summary,
         })
         .collect();
-    Ok(Outcome {
+    Outcome {
         claim,
         finding: (claim.rule)(&points),
-        scenario,
-        dir,
+        scenario: options.scenarios.join(format!("{}.toml", claim.id())),
+        dir: dir.to_path_buf(),
         points: points.len(),
-        points_simulated: simulated,
+        points_simulated: outcome.invocation.points_simulated,
         replications: plan.info.replications,
         seed: plan.info.seed,
-        chart,
-    })
+        chart: chart_of(claim, dir),
+    }
+}
+
+/// The chart that shows `claim`'s boundary, in its folder `dir`.
+pub fn chart_of(claim: &Claim, dir: &Path) -> PathBuf {
+    dir.join(format!("{}.png", claim.chart))
 }
 
 /// A parameter's cell as a number (NaN for text: no claim's rule reads a named parameter).

@@ -1,13 +1,13 @@
 //! `fleetsim claims`: runs the claims study (issue 19) and writes its page, `docs/claims.md`,
 //! with the chart of each claim beside it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
-use super::{ScenarioArgs, Signals, Workers};
-use crate::claims::{self, CLAIMS, Claim, doc, study};
-use crate::output;
+use super::{ScenarioArgs, Session, Signals};
+use crate::app;
+use crate::claims::CLAIMS;
 use crate::scenario::run_overrides;
 
 #[derive(Debug, clap::Args)]
@@ -50,99 +50,26 @@ fn parse_claim(text: &str) -> Result<u8, String> {
 }
 
 pub(super) fn claims(args: ClaimsArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
-    let doc_name = match args.doc.file_name() {
-        Some(name) if args.doc.extension().is_some_and(|e| e == "md") => name.to_owned(),
-        _ => bail!(
-            "--doc {}: expected a Markdown file name ending in .md",
-            args.doc.display()
-        ),
-    };
-    let doc_dir = args.doc.parent().unwrap_or(Path::new("")).to_path_buf();
-    if !args.scenarios.is_dir() {
-        bail!(
-            "{}: no such folder of claim scenarios; run from the repository's root, or give --scenarios DIR",
-            args.scenarios.display()
-        );
-    }
-    let workers = Workers::start(args.threads, signals)?;
-    let options = study::Options {
+    let request = app::claims::ClaimsRequest {
         scenarios: args.scenarios.clone(),
         out: args.out.clone(),
         set: run_overrides(&args.scenario_args.set, Some(args.replications), args.seed),
-        threads: workers.threads,
+        only: args.only.clone(),
+        doc: args.doc.clone(),
+        reproduce: reproduce(&args),
         command_line,
-        quiet: args.quiet,
-        notify: |message| eprintln!("warning: {message}"),
     };
-    // From here a signal stops the work instead of ending the process.
-    signals.begin_work();
-    let mut outcomes = Vec::with_capacity(CLAIMS.len());
-    for claim in &CLAIMS {
-        let redo = args.only.is_empty() || args.only.contains(&claim.number);
-        outcomes.push(run_one(claim, &options, redo, &workers, args.quiet)?);
-    }
-    let charts_dir = doc_dir.join("claims");
-    let mut charts = Vec::with_capacity(outcomes.len());
-    for outcome in &outcomes {
-        study::publish_chart(outcome, &charts_dir)?;
-        charts.push(Some(format!("claims/{}.png", outcome.claim.id())));
-    }
-    let context = doc::Context {
-        command: reproduce(&args),
-        to_root: doc::to_root(&doc_dir),
-        charts,
-    };
-    let page = doc::markdown(&outcomes, &context);
-    if !doc_dir.as_os_str().is_empty() {
-        output::create_dir(&doc_dir)?;
-    }
-    let name = doc_name.to_string_lossy();
-    let path = output::write_bytes(&doc_dir, &name, page.as_bytes())?.commit()?;
+    let session = Session::start(args.threads, signals, "replications", args.quiet)?;
+    let study = app::claims::claims(&request, &session.context())?;
     if !args.quiet {
         eprintln!(
             "wrote {} and {} charts in {}",
-            path.display(),
-            outcomes.len(),
-            charts_dir.display()
+            study.page.display(),
+            study.outcomes.len(),
+            study.charts_dir.display()
         );
     }
     Ok(())
-}
-
-/// Runs (or reads back) one claim, saying on stderr what it does and what it found.
-fn run_one(
-    claim: &'static Claim,
-    options: &study::Options,
-    redo: bool,
-    workers: &Workers,
-    quiet: bool,
-) -> Result<study::Outcome> {
-    if !quiet {
-        let what = if redo { "running" } else { "reading" };
-        eprintln!(
-            "claim {:>2}/{}: {what} {}",
-            claim.number,
-            CLAIMS.len(),
-            claim.id()
-        );
-    }
-    let outcome = workers
-        .pool
-        // A stop is told by the exit code (main maps it when the signals say so).
-        .install(|| study::run_claim(claim, options, redo, &workers.stop))?;
-    if !quiet {
-        let verdict = match &outcome.finding {
-            Ok(finding) => finding.verdict.words(),
-            Err(missing) => claims::Verdict::Undecided(missing.clone()).words(),
-        };
-        eprintln!(
-            "         {verdict} ({} of {} points simulated, results in {})",
-            outcome.points_simulated,
-            outcome.points,
-            outcome.dir.display()
-        );
-    }
-    Ok(outcome)
 }
 
 /// The command that gives the same page: the options that change results, as given.

@@ -3,13 +3,12 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
-use super::Signals;
-use crate::output;
-use crate::scenario::names;
-use crate::scenario::trace::fit::{FitOptions, SplitBy, fit};
-use crate::scenario::trace::{self, ReadOptions, TimeZoneSpec, TraceFormat};
+use super::{Session, Signals};
+use crate::app;
+use crate::scenario::trace::fit::SplitBy;
+use crate::scenario::trace::{TimeZoneSpec, TraceFormat};
 
 #[derive(Debug, clap::Args)]
 pub struct FitArgs {
@@ -69,103 +68,29 @@ fn parse_timezone(text: &str) -> Result<TimeZoneSpec, String> {
 /// Reading and fitting write nothing, so a signal ends them at once (see `signals`); only the
 /// write of `--out` is guarded.
 pub fn fit_command(args: FitArgs, signals: &Signals) -> Result<()> {
-    if let Some(out) = &args.out
-        && out.exists()
-        && !args.force
-    {
-        bail!(
-            "{}: exists; choose another --out or add --force to overwrite it",
-            out.display()
-        );
-    }
-    let options = ReadOptions {
+    let request = app::fit::FitRequest {
+        trace: args.trace.clone(),
         format: args.format,
-        timezone: args.timezone.clone().unwrap_or_default(),
+        timezone: args.timezone.clone(),
+        out: args.out.clone(),
+        force: args.force,
+        by: args.by,
+        name: args.name.clone(),
+        gpu: args.gpu.clone(),
+        teams_max: usize::from(args.teams_max),
     };
-    let trace = trace::read(&args.trace, &options)?;
-    let name = args.name.clone().unwrap_or_else(|| {
-        let stem = args
-            .trace
-            .file_stem()
-            .map_or_else(|| "trace".to_string(), |s| s.to_string_lossy().into_owned());
-        stem.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .collect()
-    });
-    if let Some(problem) = names::problem(&name, names::NameKind::Path) {
-        bail!("--name {problem}");
+    let session = Session::start(Some(1), signals, "", true)?;
+    let fitted = app::fit::fit(&request, &session.context())?;
+    match &fitted.written {
+        Some(path) => eprintln!(
+            "wrote {} workload(s) to {}",
+            fitted.workloads,
+            path.display()
+        ),
+        None => std::io::stdout()
+            .write_all(fitted.text.as_bytes())
+            .context("cannot write to stdout")?,
     }
-    if trace.mixed_types > 0 {
-        eprintln!(
-            "warning: {} job(s) in {} held GPUs of several types; each is fitted as that many GPUs of the type holding most of them",
-            trace::thousands(trace.mixed_types),
-            trace.path.display()
-        );
-    }
-    let dropped = trace.dropped.describe();
-    if !dropped.is_empty() {
-        eprintln!(
-            "warning: {} of the {} jobs in {} are left out: {dropped}",
-            trace::thousands(trace.dropped.total_jobs()),
-            trace::thousands(trace.rows),
-            trace.path.display()
-        );
-    }
-    let fitted = fit(
-        &trace,
-        &FitOptions {
-            by: args.by,
-            name,
-            gpu: args.gpu.clone(),
-            teams_max: usize::from(args.teams_max),
-        },
-    )
-    .map_err(|problem| anyhow::anyhow!("{}: {problem}", trace.path.display()))?;
-    let text = fitted.to_toml(&trace);
-    // Our own output must load; a failure here is a bug.
-    let parsed: Result<crate::scenario::ScenarioFile, _> = toml::from_str(&text);
-    assert!(
-        parsed.is_ok(),
-        "fit wrote TOML that does not parse: {parsed:?}"
-    );
-    match &args.out {
-        Some(path) => {
-            let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-            let dir = dir.map_or_else(|| PathBuf::from("."), PathBuf::from);
-            let file_name = path
-                .file_name()
-                .context("--out must name a file")?
-                .to_string_lossy()
-                .into_owned();
-            signals.begin_work();
-            let pending = output::write_bytes(&dir, &file_name, text.as_bytes())?;
-            if signals.stopped() {
-                pending.discard();
-                bail!(
-                    "interrupted: stopped by {}; {} was not written",
-                    signals.name(),
-                    path.display()
-                );
-            }
-            pending.commit()?;
-            eprintln!(
-                "wrote {} workload(s) to {}",
-                fitted.workloads.len(),
-                path.display()
-            );
-        }
-        None => {
-            std::io::stdout()
-                .write_all(text.as_bytes())
-                .context("cannot write to stdout")?;
-        }
-    }
-    eprint!("{}", fitted.report(&trace));
+    eprint!("{}", fitted.report);
     Ok(())
 }

@@ -1,15 +1,14 @@
 //! `fleetsim optimize`: its flags, the folder, and what the terminal shows.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use super::{FocusArgs, Interrupted, RunArgs, ScenarioArgs, Signals, Workers};
-use crate::optimize::{self, OptimizeError, Progress, Search, result};
-use crate::output::{self, LockMode};
-use crate::scenario::{Override, run_overrides};
+use super::{ScenarioArgs, Session, Signals};
+use crate::app;
+use crate::optimize::{self, Search, result};
+use crate::output;
+use crate::scenario::run_overrides;
 use crate::sweep::Vary;
 
 #[derive(Debug, clap::Args)]
@@ -124,64 +123,30 @@ pub(super) fn optimize(
         indifference: args.indifference,
         restarts: args.restarts,
     };
-    let prepared = optimize::prepare(&request)?;
+    let prepared = app::optimize::prepare(&request)?;
     super::print_warnings(&prepared.warnings);
-    let out = args.out.clone().unwrap_or_else(|| {
-        Path::new("output").join(format!("{}-optimize", prepared.info.scenario_name))
-    });
-    let workers = Workers::start(args.threads, signals)?;
-    signals.begin_work();
-    let lock = output::lock_dir(&out, LockMode::Exclusive, &command_line.join(" "))?;
-    // Held to the last file: the answer, the best candidate's folder and the chart.
-    let result = search_and_write(&args, &prepared, &out, &workers, signals).and_then(|found| {
-        finish(
-            &args,
-            &prepared,
-            &found.0,
-            &out,
-            command_line,
-            &workers,
-            signals,
-        )?;
-        Ok(found)
-    });
-    lock.release();
-    let (outcome, recommendation) = result?;
+    let run = app::optimize::OptimizeRun {
+        out: args.out.clone(),
+        resume: args.resume,
+        force: args.force,
+        charts: !args.no_charts,
+        set: args.scenario_args.set.clone(),
+        seed: args.seed,
+        source_name: args.scenario.display().to_string(),
+        command_line,
+    };
+    let session = Session::start(args.threads, signals, "", args.quiet)?;
+    let found = app::optimize::optimize(&prepared, &run, &session.context())?;
     if !args.quiet {
-        print!("{}", result::memo(&prepared, &outcome, &recommendation));
+        print!(
+            "{}",
+            result::memo(&prepared, &found.outcome, &found.recommendation)
+        );
         eprintln!(
             "wrote {} to {}",
-            written(&outcome, args.no_charts),
-            out.display()
+            written(&found.outcome, args.no_charts),
+            found.out.display()
         );
-    }
-    Ok(())
-}
-
-/// The best candidate's run folder and the chart, once the answer is written.
-fn finish(
-    args: &OptimizeArgs,
-    prepared: &optimize::Prepared,
-    outcome: &optimize::Outcome,
-    out: &Path,
-    command_line: Vec<String>,
-    workers: &Workers,
-    signals: &Signals,
-) -> Result<()> {
-    if let Some(best) = outcome.best {
-        write_best(args, prepared, outcome, best, out, command_line, signals)?;
-    }
-    if !args.no_charts {
-        workers
-            .pool
-            .install(|| output::charts::optimize::draw_all_until(out, &workers.stop))
-            .with_context(|| {
-                format!(
-                    "{}the results are written but the chart is not; try `fleetsim plot {}`",
-                    signals.why(),
-                    out.display()
-                )
-            })?;
     }
     Ok(())
 }
@@ -200,108 +165,4 @@ fn written(outcome: &optimize::Outcome, no_charts: bool) -> String {
         files.push("the optimize chart (PNG, SVG)");
     }
     files.join(", ")
-}
-
-/// The search, with the journal that makes it resumable, then its answer's files.
-fn search_and_write(
-    args: &OptimizeArgs,
-    prepared: &optimize::Prepared,
-    out: &Path,
-    workers: &Workers,
-    signals: &Signals,
-) -> Result<(optimize::Outcome, crate::records::Recommendation)> {
-    let metrics: Vec<String> = prepared.metrics().iter().map(|m| m.text.clone()).collect();
-    let (journal, earlier) =
-        output::optimize::open(out, &prepared.info, &metrics, args.resume, args.force)?;
-    if earlier.damaged > 0 {
-        eprintln!(
-            "warning: {}: {} damaged line(s) are left out and simulated again",
-            out.join(output::optimize::JOURNAL_FILE).display(),
-            earlier.damaged
-        );
-    }
-    let all: Mutex<HashMap<String, Vec<f64>>> = Mutex::new(earlier.evaluations.clone());
-    let bar = output::progress_bar(0, "optimizing", args.quiet);
-    let record = |key: &str, values: &[f64]| {
-        journal.record(key, values)?;
-        all.lock()
-            .expect("not poisoned")
-            .insert(key.to_string(), values.to_vec());
-        Ok(())
-    };
-    let progress = |p: Progress| match p {
-        Progress::Stage { units, .. } => bar.inc_length(units),
-        Progress::Unit => bar.inc(1),
-    };
-    let hooks = optimize::Hooks {
-        stop: &workers.stop,
-        cached: &earlier.evaluations,
-        record: &record,
-        progress: &progress,
-    };
-    let outcome = workers.pool.install(|| prepared.run(&hooks));
-    bar.finish_and_clear();
-    let outcome = match outcome {
-        Ok(outcome) => outcome,
-        Err(OptimizeError::Interrupted { .. }) => {
-            let saved = all.lock().expect("not poisoned").len();
-            return Err(Interrupted(format!(
-                "stopped by {}; {saved} replications are saved in {}; run the same command with --resume to go on",
-                signals.name(),
-                out.join(output::optimize::JOURNAL_FILE).display()
-            ))
-            .into());
-        }
-        Err(error) => return Err(error.into()),
-    };
-    let recommendation = result::recommendation(prepared, &outcome);
-    let (header, rows) = result::table(prepared, &outcome);
-    let evaluations = all.into_inner().expect("not poisoned");
-    output::optimize::write_answer(out, &header, &rows, &recommendation, &journal, &evaluations)?;
-    Ok((outcome, recommendation))
-}
-
-/// The chosen candidate's full run folder, `best/`, as `fleetsim run` writes it (its
-/// replications are those the candidate was judged on, so its summary repeats them).
-fn write_best(
-    args: &OptimizeArgs,
-    prepared: &optimize::Prepared,
-    outcome: &optimize::Outcome,
-    best: usize,
-    out: &Path,
-    command_line: Vec<String>,
-    signals: &Signals,
-) -> Result<()> {
-    let candidate = &outcome.candidates[best];
-    let mut set: Vec<Override> = args.scenario_args.set.clone();
-    set.extend(
-        prepared
-            .space
-            .assignments(&candidate.point)
-            .into_iter()
-            .map(|(path, value)| Override::new(&path, value)),
-    );
-    let run_args = RunArgs {
-        scenario: Some(args.scenario.clone()),
-        out: Some(out.join(output::optimize::BEST_DIR)),
-        replications: Some(candidate.rows.len() as u32),
-        seed: args.seed,
-        scenario_args: ScenarioArgs { set },
-        threads: args.threads,
-        trace: false,
-        focus: FocusArgs {
-            focus: false,
-            focus_period: None,
-        },
-        force: true,
-        no_charts: args.no_charts,
-        quiet: true,
-        hide_warnings: true,
-    };
-    super::run(run_args, command_line, signals).with_context(|| {
-        format!(
-            "optimize.csv and recommendation.json are written, but not the chosen candidate's run folder {}",
-            out.join(output::optimize::BEST_DIR).display()
-        )
-    })
 }

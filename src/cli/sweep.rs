@@ -1,15 +1,15 @@
 //! `fleetsim sweep` and `fleetsim merge`: their flags, and what the terminal shows.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use super::{ScenarioArgs, Signals, Workers};
+use super::{ScenarioArgs, Session, Signals};
+use crate::app;
 use crate::format::thousands;
-use crate::output::{self, LockMode};
-use crate::records::SweepInfo;
-use crate::scenario::run_overrides;
-use crate::sweep::{self, Outcome, Sampling, Shard, Vary};
+use crate::output;
+use crate::scenario::{self, run_overrides};
+use crate::sweep::{self, Sampling, Shard, Vary};
 
 /// Warnings shown before a sweep runs; the rest are counted.
 const WARNINGS_SHOWN: usize = 10;
@@ -98,13 +98,8 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>, signals: &Signal
         set: run_overrides(&args.scenario_args.set, args.replications, args.seed),
         focus: args.focus.period(),
     };
-    let plan = sweep::plan(&request)?;
-    if let Some(period) = request.focus {
-        for point in &plan.points {
-            super::check_focus(&point.config, period)
-                .with_context(|| sweep::plan::label(&plan.info, point.point()))?;
-        }
-    }
+    let source = scenario::Source::read(&args.scenario)?;
+    let plan = app::sweep::plan(&request, &source)?;
     for warning in plan.warnings.iter().take(WARNINGS_SHOWN) {
         super::print_warnings(std::slice::from_ref(warning));
     }
@@ -114,94 +109,42 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>, signals: &Signal
             plan.warnings.len() - WARNINGS_SHOWN
         );
     }
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("output").join(format!("{}-sweep", plan.info.scenario_name)));
-    let workers = Workers::start(args.threads, signals)?;
-    // Held to the last chart; shards of one sweep may share the folder.
-    let mode = match args.shard.filter(|s| s.count > 1) {
-        Some(shard) => LockMode::Shard(shard.index, shard.count),
-        None => LockMode::Exclusive,
-    };
-    // From here a signal stops the work instead of ending the process.
-    signals.begin_work();
-    let lock = output::lock_dir(&out, mode, &command_line.join(" "))?;
-    let options = sweep::RunOptions {
-        out: out.clone(),
+    let run = app::sweep::SweepRun {
+        out: args.out.clone(),
         shard: args.shard,
         resume: args.resume,
         force: args.force,
-        quiet: args.quiet,
-        threads: workers.threads,
+        charts: !args.no_charts,
         command_line,
-        notify: |message| eprintln!("warning: {message}"),
     };
-    let outcome = workers
-        .pool
-        .install(|| sweep::execute(&plan, &options, &workers.stop))?;
-    // A shard has no sweep.csv: its charts come with the merge.
-    let charts = if args.no_charts || outcome.shard.is_some() {
-        Vec::new()
-    } else {
-        workers.pool.install(|| draw_charts(&out, signals))?
-    };
-    lock.release();
+    let session = Session::start(args.threads, signals, "replications", args.quiet)?;
+    let swept = app::sweep::sweep(&plan, &run, &session.context())?;
     if !args.quiet {
-        report(&plan.info, &outcome, &out, charts.len());
+        report(&swept);
     }
     Ok(())
 }
 
 pub(super) fn merge(args: MergeArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {
-    let options = sweep::MergeOptions {
+    let request = app::sweep::MergeRequest {
         inputs: args.dirs.clone(),
         out: args.out.clone(),
         force: args.force,
+        charts: !args.no_charts,
         command_line,
     };
-    // From here a signal stops the work instead of ending the process.
-    signals.begin_work();
-    let lock = output::lock_dir(
-        &args.out,
-        LockMode::Exclusive,
-        &options.command_line.join(" "),
-    )?;
-    let (info, outcome) = sweep::merge(&options, &signals.stop)?;
-    let charts = if args.no_charts {
-        Vec::new()
-    } else {
-        draw_charts(&args.out, signals)?
-    };
-    lock.release();
+    let session = Session::start(None, signals, "", args.quiet)?;
+    let merged = app::sweep::merge(&request, &session.context())?;
     if !args.quiet {
-        report(&info, &outcome, &args.out, charts.len());
+        report(&merged);
     }
     Ok(())
 }
 
-/// The sweep's charts, drawn from the `sweep.json` and `sweep.csv` just written, exactly as
-/// `fleetsim plot` would draw them.
-fn draw_charts(out: &Path, signals: &Signals) -> Result<Vec<PathBuf>> {
-    let charts = output::charts::sweep::draw_all_until(out, &signals.stop).with_context(|| {
-        let why = signals.why();
-        format!(
-            "{why}the sweep's files are written but its charts are not; try `fleetsim plot {}`",
-            out.display()
-        )
-    })?;
-    output::report::write(out, &signals.stop).with_context(|| {
-        let why = signals.why();
-        format!(
-            "{why}the sweep's files and charts are written but report.html is not; try `fleetsim report {}`",
-            out.display()
-        )
-    })?;
-    Ok(charts)
-}
-
 /// The best points on stdout; what was done and where on stderr.
-fn report(info: &SweepInfo, outcome: &Outcome, out: &Path, charts: usize) {
+fn report(swept: &app::sweep::SweepOutcome) {
+    let (info, outcome, out) = (&swept.info, &swept.outcome, &swept.out);
+    let charts = swept.drawn.charts.len();
     let parameters: Vec<String> = info.parameters.iter().map(|p| p.path.clone()).collect();
     let run = &outcome.invocation;
     let charts = match charts {

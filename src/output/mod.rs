@@ -14,12 +14,12 @@ pub mod report;
 mod summary_table;
 mod sweep_table;
 pub mod tables;
+mod terminal;
 
 use std::fs;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -31,6 +31,7 @@ pub use lock::{DirLock, LockMode, check_not_locked, lock_dir};
 pub use summary_table::summary_table;
 pub use sweep_table::{PointSummary, best_points, sweep_rows};
 pub use tables::{Table, in_memory, run_tables};
+pub use terminal::TerminalProgress;
 
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
@@ -618,53 +619,6 @@ fn write_pending(
     let json = tables::run_json(info, pending.records().cloned().collect());
     pending.push(write_bytes(dir, "run.json", &json)?);
     Ok(())
-}
-
-/// A progress bar on stderr, drawn only when someone watches.
-pub fn progress_bar(len: u64, message: &str, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len);
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({per_sec}, {eta} left)")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar.set_message(message.to_string());
-    bar
-}
-
-/// The progress bar of a sweep: `len` (strategy, replication) units, with points done in the
-/// message (see [`sweep_progress_message`]).
-pub fn sweep_progress_bar(len: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg} [{bar:30}] {pos}/{len} replications ({rate}, {eta} left)",
-        )
-        .expect("valid template")
-        .with_key(
-            "rate",
-            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{:.1}/s", state.per_sec());
-            },
-        )
-        .progress_chars("=> "),
-    );
-    bar
-}
-
-/// "sweep: 12/100 points" (and how many an earlier run had done).
-pub fn sweep_progress_message(done: usize, total: usize, resumed: usize) -> String {
-    if resumed > 0 {
-        format!("sweep: {done}/{total} points ({resumed} done before)")
-    } else {
-        format!("sweep: {done}/{total} points")
-    }
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use super::folder::{self, INVOCATION, point_dir};
 use super::plan::{Plan, PlannedPoint, label};
 use super::shard::{Shard, points_of};
 use crate::output::{self, PointSummary};
+use crate::progress::Progress;
 use crate::records::{ChargePeriod, InvocationInfo, RunOutput, ShardInfo, SweepInfo, UnitResult};
 use crate::runner::{self, RunError, Unit};
 use crate::scenario::{Config, UnitDigest};
@@ -38,13 +39,17 @@ pub struct RunOptions {
     pub resume: bool,
     /// Replace another sweep's files in `out`.
     pub force: bool,
-    /// No progress bar.
-    pub quiet: bool,
     /// Worker threads of the current rayon pool (for `invocation.json`).
     pub threads: usize,
     pub command_line: Vec<String>,
-    /// Says something on the terminal (a damaged point found by `--resume`).
-    pub notify: fn(&str),
+}
+
+/// Who watches a sweep run: its progress, and the warnings it finds (a damaged point found by
+/// `--resume`, simulated again).
+#[derive(Clone, Copy)]
+pub struct Watch<'a> {
+    pub progress: &'a dyn Progress,
+    pub warn: &'a (dyn Fn(&str) + Sync),
 }
 
 /// What a sweep did, for the terminal.
@@ -62,8 +67,10 @@ pub struct Outcome {
 pub fn execute(
     plan: &Plan,
     options: &RunOptions,
+    watch: Watch<'_>,
     stop: &AtomicBool,
 ) -> Result<Outcome, SweepError> {
+    let progress = watch.progress;
     let started = Instant::now();
     let out = &options.out;
     let info = &plan.info;
@@ -84,16 +91,14 @@ pub fn execute(
     let todo: Vec<&PlannedPoint> = selected
         .iter()
         .copied()
-        .filter(|p| !options.resume || !point_is_done(out, info, p, options.notify))
+        .filter(|p| !options.resume || !point_is_done(out, info, p, watch.warn))
         .collect();
     let resumed = selected.len() - todo.len();
 
-    let bar = output::sweep_progress_bar(units_of(&todo), options.quiet);
-    bar.set_message(output::sweep_progress_message(
-        resumed,
-        selected.len(),
-        resumed,
-    ));
+    progress.begin(
+        units_of(&todo),
+        &progress_label(resumed, selected.len(), resumed),
+    );
     let written = AtomicUsize::new(0);
     let done = |t: usize, run_output: RunOutput| -> Result<(), SweepError> {
         let point = todo[t];
@@ -105,15 +110,11 @@ pub fn execute(
             },
         })?;
         let done = resumed + written.fetch_add(1, Ordering::Relaxed) + 1;
-        bar.set_message(output::sweep_progress_message(
-            done,
-            selected.len(),
-            resumed,
-        ));
+        progress.relabel(&progress_label(done, selected.len(), resumed));
         Ok(())
     };
-    let result = run_points(info, &todo, stop, &|| bar.inc(1), &done);
-    bar.finish_and_clear();
+    let result = run_points(info, &todo, stop, &|| progress.step(), &done);
+    progress.end();
     if stop.load(Ordering::SeqCst) {
         return Err(SweepError::Interrupted {
             done: resumed + written.load(Ordering::Relaxed),
@@ -172,9 +173,23 @@ pub fn execute(
     })
 }
 
+/// What a sweep's progress says: the points done of those selected.
+fn progress_label(done: usize, total: usize, resumed: usize) -> String {
+    if resumed > 0 {
+        format!("sweep: {done}/{total} points ({resumed} done before)")
+    } else {
+        format!("sweep: {done}/{total} points")
+    }
+}
+
 /// Whether `--resume` may skip `point`: done, and every file as its `run.json` recorded it.
 /// A damaged point is said so and simulated again.
-fn point_is_done(out: &Path, info: &SweepInfo, point: &PlannedPoint, notify: fn(&str)) -> bool {
+fn point_is_done(
+    out: &Path,
+    info: &SweepInfo,
+    point: &PlannedPoint,
+    notify: &(dyn Fn(&str) + Sync),
+) -> bool {
     match folder::point_state(out, point.point()) {
         folder::PointState::Done(_) => true,
         folder::PointState::Missing => false,

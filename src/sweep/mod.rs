@@ -31,7 +31,7 @@ use crate::output::OutputError;
 use crate::runner::RunError;
 use crate::scenario::ScenarioError;
 
-pub use execute::{Outcome, RunOptions, execute};
+pub use execute::{Outcome, RunOptions, Watch, execute};
 pub use memory::{PointFiles, SweepFiles, run_in_memory};
 pub use merge::{MergeOptions, merge};
 pub use plan::{Plan, Request, plan, plan_source};
