@@ -46,7 +46,7 @@ enum Command {
     /// Run a scenario at many points of its parameters (a grid or a sample), optionally one
     /// shard of them, and write each point's results plus sweep.csv
     Sweep(sweep::SweepArgs),
-    /// Combine the folders of a sharded sweep into the files the unsharded sweep writes
+    /// Combine the folders of a sharded sweep (or run) into the files the unsharded one writes
     Merge(sweep::MergeArgs),
     /// Find the cheapest candidate (values of the varied parameters, per strategy) that meets
     /// the constraints, spending replications where the decision is; writes optimize.csv,
@@ -114,6 +114,11 @@ struct RunArgs {
     trace: bool,
     #[command(flatten)]
     focus: FocusArgs,
+    /// Simulate only shard K of N, K counting from 1 (1/4 ... 4/4): a contiguous share of the
+    /// replications, written as the shard's units for `fleetsim merge`, which writes the
+    /// unsharded run's files from all N shards' folders (shards may share a folder)
+    #[arg(long, value_name = "K/N", value_parser = crate::sweep::Shard::parse)]
+    shard: Option<crate::sweep::Shard>,
     /// Overwrite an output folder that holds another scenario's results
     #[arg(long)]
     force: bool,
@@ -335,8 +340,33 @@ fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()
         command_line,
     };
     let session = Session::start(args.threads, signals, "", args.quiet)?;
+    if let Some(shard) = args.shard.filter(|s| s.count > 1) {
+        let done = app::run::run_shard(&request, shard, &session.context())?;
+        if !args.quiet {
+            let info = &done.info;
+            eprintln!(
+                "wrote shard {} of the run (replications {}..{} of {}) to {} ({:.1} s); when all {} shards are done: fleetsim merge SHARD-FOLDERS... --out DIR",
+                shard.label(),
+                info.replications_from,
+                info.replications_to,
+                info.replications,
+                done.dir.display(),
+                info.wall_time_s,
+                shard.count
+            );
+        }
+        return Ok(());
+    }
     let outcome = app::run::run(&request, &session.context())?;
     if !args.quiet {
+        show_run(&outcome);
+    }
+    Ok(())
+}
+
+/// The summary table on stdout; what was written, and where, on stderr.
+fn show_run(outcome: &app::run::RunOutcome) {
+    {
         print!(
             "{}",
             output::summary_table(&outcome.config, &outcome.output.aggregates)
@@ -362,7 +392,6 @@ fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()
             );
         }
     }
-    Ok(())
 }
 
 fn plot(args: &PlotArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {

@@ -4,6 +4,7 @@
 //! currency; times are hours since the scenario's start.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -147,7 +148,7 @@ impl ReplicationRow {
 
 /// One workload's or team's figures in one replication (aggregated into `workloads.csv` and
 /// `teams.csv`). Job counts and waits as in [`ReplicationRow`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GroupRow {
     pub jobs_arrived: u64,
     pub jobs_completed: u64,
@@ -196,7 +197,7 @@ impl GroupRow {
 
 /// One service's figures in one replication (aggregated into `services.csv`). Demand is in
 /// GPUs of the service's `gpu`; `gpu_hours_allocated` in GPUs of the pools it ran on.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServiceRow {
     pub gpu_hours_demanded: f64,
     /// Demand met by serving replicas.
@@ -243,7 +244,7 @@ impl ServiceRow {
 
 /// One service in one calendar month (or one hour of the day over the horizon) of one
 /// replication: GPU-hours demanded, served and allocated, and the hours they cover.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ServicePeriod {
     pub gpu_hours_demanded: f64,
     pub gpu_hours_served: f64,
@@ -268,7 +269,7 @@ pub struct ServicePeriodRow {
 
 /// What idle paid capacity cost in one replication: the part of the strategy's cost shared
 /// out to no workload or team.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Unallocated {
     pub cost: f64,
     /// Paid GPU-hours nobody used.
@@ -578,7 +579,7 @@ pub struct JobRow {
 }
 
 /// One calendar month of one replication (aggregated into `monthly.csv`).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct MonthTotals {
     pub gpu_hours_busy: f64,
     pub gpu_hours_paid: f64,
@@ -621,7 +622,7 @@ impl MonthTotals {
 }
 
 /// One pool in one calendar month of one replication (aggregated into `pools_monthly.csv`).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct PoolMonth {
     pub gpu_hours_busy: f64,
     pub gpu_hours_paid: f64,
@@ -669,7 +670,7 @@ impl ChargePeriod {
 }
 
 /// Whose busy GPU-hours: the jobs of one workload and team, or one service's replicas.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Consumer {
     /// Indices into `Config::workloads` and `Config::teams`.
     Jobs { workload: usize, team: usize },
@@ -679,7 +680,7 @@ pub enum Consumer {
 
 /// One pool in one charge period of one replication: what it cost, line by line (the
 /// amortised view; the `_cash` and sale fields give the cash view), and who kept it busy.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PeriodCharge {
     pub gpu_hours_paid: f64,
     pub cost_capital: f64,
@@ -708,7 +709,7 @@ pub struct PeriodCharge {
 
 /// What one consumer's data cost on one pool in one charge period (issue 14): checkpoints
 /// stored there, data leaving it (egress) and arriving (ingress).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct DataCharge {
     /// GB stored times the share of the month stored.
     pub storage_gb_months: f64,
@@ -727,7 +728,7 @@ impl DataCharge {
 
 /// The charges of one unit by pool and charge period, for the FOCUS export (issue 15): only
 /// the exported replication of each strategy is simulated with this detail.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UnitCharges {
     pub period: ChargePeriod,
     /// Start of each period, hours since the scenario's start, then the horizon.
@@ -918,7 +919,7 @@ pub struct FocusReplication {
 }
 
 /// Everything one replication of one strategy produced.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct UnitResult {
     pub strategy: usize,
     pub replication: u32,
@@ -1085,7 +1086,7 @@ impl RunInfo {
 
 /// One file of a run's manifest (`run.json`'s `files`): written by fleetsim, complete when its
 /// size and hash match.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileRecord {
     /// File name, in the run's folder.
     pub name: String,
@@ -1177,6 +1178,51 @@ pub struct SweepInfo {
     /// `--focus`: the charge period of every point's `focus.csv`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub focus: Option<ChargePeriod>,
+}
+
+/// `run-shard-K-of-N.json`: a shard of a run finished (`fleetsim run --shard K/N`); `merge`
+/// looks for one per shard and loads the scenario again from it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunShardInfo {
+    pub fleetsim_version: String,
+    /// Hash of the version, the resolved scenario and the options that change the files:
+    /// the shards of one run have the same.
+    pub run_id: String,
+    /// 1-based, of `shards`.
+    pub shard: u32,
+    pub shards: u32,
+    /// The shard's replications, `replications_from..replications_to`, of `replications`.
+    pub replications_from: u32,
+    pub replications_to: u32,
+    pub replications: u32,
+    /// The scenario as read, to load it again: its text, the file it came from (its traces
+    /// are found beside it), the name it takes when it gives none, and the overrides.
+    pub scenario_text: String,
+    pub scenario_origin: PathBuf,
+    pub scenario_default_name: String,
+    pub set: Vec<OverrideInfo>,
+    /// How `run.json` names the scenario.
+    pub scenario_source: String,
+    /// `--trace`, and `--focus`'s charge period.
+    pub trace: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<ChargePeriod>,
+    /// The unsharded run's command (this shard's without `--shard`).
+    pub command_line: Vec<String>,
+    pub threads: usize,
+    pub wall_time_s: f64,
+    pub events_simulated: u64,
+    /// The units file, as written.
+    pub units: FileRecord,
+}
+
+/// A `--set` (or `--replications`, `--seed`) as a shard records it: the field, its value in
+/// TOML, and as the user wrote it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverrideInfo {
+    pub path: String,
+    pub value: String,
+    pub text: String,
 }
 
 /// `shard-K-of-N.json`: a shard of a sweep finished; `merge` looks for one per shard.

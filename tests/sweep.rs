@@ -807,3 +807,153 @@ fn issue_11_out_naming_a_file_is_called_a_file() {
     let stderr = fails(&["run", TINY, "--out", s(&file), "-q"], 1);
     assert!(stderr.contains("is a file, not a folder"), "{stderr}");
 }
+
+/// `run --shard K/N` then `merge`: every file of the unsharded run, byte for byte, but
+/// run.json's own command, threads and wall time and report.html, which shows them; with
+/// `--trace` (jobs.csv comes from shard 1) and `--focus` (the merge simulates the median
+/// replications again).
+#[test]
+fn merged_run_shards_are_the_unsharded_run() {
+    let dir = temp_dir("run-shards");
+    let common = ["--replications", "5", "--trace", "--focus-period", "month"];
+    let whole = dir.join("whole");
+    let mut args = vec!["run", TINY, "--out", s(&whole), "-q", "--threads", "2"];
+    args.extend(common);
+    ok(&args);
+    // Shards 1 and 3 share a folder; shard 2 has its own, on another thread count.
+    let (shared, own) = (dir.join("shared"), dir.join("own"));
+    for (k, folder, threads) in [
+        ("3/3", &shared, "1"),
+        ("1/3", &shared, "2"),
+        ("2/3", &own, "1"),
+    ] {
+        let mut args = vec![
+            "run",
+            TINY,
+            "--shard",
+            k,
+            "--out",
+            s(folder),
+            "-q",
+            "--threads",
+            threads,
+        ];
+        args.extend(common);
+        ok(&args);
+    }
+    assert!(
+        !shared.join("summary.csv").exists(),
+        "a shard writes no results"
+    );
+    let merged = dir.join("merged");
+    let (stdout, stderr) = ok(&["merge", s(&shared), s(&own), "--out", s(&merged)]);
+    assert!(stdout.contains("total cost"), "the summary table: {stdout}");
+    assert!(
+        stderr.contains("focus.csv") && stderr.contains("jobs.csv"),
+        "{stderr}"
+    );
+    let (mut a, mut b) = (crate::common::tree(&whole), crate::common::tree(&merged));
+    for volatile in ["run.json", "report.html"] {
+        let (x, y) = (a.remove(volatile), b.remove(volatile));
+        assert!(x.is_some() && y.is_some(), "{volatile} in both");
+    }
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (name, bytes) in &a {
+        assert!(
+            b[name] == *bytes,
+            "{name} differs between the run and the merged shards"
+        );
+    }
+    let (x, y) = (
+        json(&whole.join("run.json")),
+        json(&merged.join("run.json")),
+    );
+    let mut differs = Vec::new();
+    for (key, value) in x.as_object().unwrap() {
+        if y[key] != *value {
+            differs.push(key.as_str());
+        }
+    }
+    assert_eq!(
+        differs,
+        ["command_line", "wall_time_s"],
+        "run.json differs only so"
+    );
+    let line = y["command_line"].as_array().unwrap();
+    assert!(!line.iter().any(|a| a == "--shard"), "{line:?}");
+    assert_eq!(line[line.len() - 1], s(&merged), "{line:?}");
+}
+
+#[test]
+fn merge_refuses_run_shards_that_do_not_make_one_run() {
+    let dir = temp_dir("run-shards-refused");
+    let shard = |k: &str, name: &str, extra: &[&str]| {
+        let folder = dir.join(name);
+        let mut args = vec![
+            "run",
+            TINY,
+            "--replications",
+            "4",
+            "--shard",
+            k,
+            "--out",
+            s(&folder),
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        ok(&args);
+        folder
+    };
+    let one = shard("1/2", "one", &[]);
+    let two = shard("2/2", "two", &[]);
+    let out = dir.join("out");
+    let stderr = fails(&["merge", s(&one), "--out", s(&out)], 1);
+    assert!(
+        stderr.contains("shard 2/2 of the run is missing"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--shard 2/2"), "{stderr}");
+    let again = dir.join("again");
+    std::fs::create_dir_all(&again).unwrap();
+    for file in ["run-shard-2-of-2.json", "units-shard-2-of-2.cbor"] {
+        std::fs::copy(two.join(file), again.join(file)).unwrap();
+    }
+    let stderr = fails(&["merge", s(&one), s(&two), s(&again), "--out", s(&out)], 1);
+    assert!(stderr.contains("shard 2/2 is given twice"), "{stderr}");
+    let other = shard("2/2", "other", &["--seed", "9"]);
+    let stderr = fails(&["merge", s(&one), s(&other), "--out", s(&out)], 1);
+    assert!(stderr.contains("shards of different runs"), "{stderr}");
+    // A damaged units file is refused, not merged.
+    let units = two.join("units-shard-2-of-2.cbor");
+    let mut bytes = std::fs::read(&units).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x55;
+    std::fs::write(&units, &bytes).unwrap();
+    let stderr = fails(&["merge", s(&one), s(&two), "--out", s(&out)], 1);
+    assert!(
+        stderr.contains("units-shard-2-of-2.cbor: not a file fleetsim wrote"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("run the shard again"), "{stderr}");
+    // A sweep's folder and a run's shards are not one thing.
+    let sweep = dir.join("sweep");
+    ok(&["sweep", TINY, "--out", s(&sweep), "-q"]);
+    let stderr = fails(&["merge", s(&one), s(&sweep), "--out", s(&out)], 1);
+    assert!(stderr.contains("holds a sweep"), "{stderr}");
+    assert!(!out.join("summary.csv").exists(), "nothing merged");
+    // More shards than replications.
+    let stderr = fails(
+        &[
+            "run",
+            TINY,
+            "--replications",
+            "2",
+            "--shard",
+            "3/3",
+            "--out",
+            s(&out),
+        ],
+        1,
+    );
+    assert!(stderr.contains("3 shards for 2 replications"), "{stderr}");
+}

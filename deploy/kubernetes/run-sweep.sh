@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs a fleetsim sweep on Kubernetes: the scenario into a ConfigMap, the Indexed Job of
-# sweep-job.yaml with N shards, then (once every shard is complete) the merge Job. Results stay
-# on the fleetsim-results volume under NAME/merged.
+# Runs a fleetsim sweep (or, with --run, a run's replications) on Kubernetes: the scenario into a
+# ConfigMap, the Indexed Job of sweep-job.yaml with N shards, then (once every shard is
+# complete) the merge Job. Results stay on the fleetsim-results volume under NAME/merged.
 #
-#   deploy/kubernetes/run-sweep.sh --shards N --name NAME [--image IMAGE] [--threads T]
-#       [--timeout 2h] -- SCENARIO.toml [sweep options, e.g. --vary pool.dgx.nodes=0..18:2]
+#   deploy/kubernetes/run-sweep.sh [--run] --shards N --name NAME [--image IMAGE] [--threads T]
+#       [--timeout 2h] -- SCENARIO.toml [sweep options, e.g. --vary pool.dgx.nodes=0..18:2,
+#       or with --run the run's, e.g. --replications 30]
 #
 # Needs kubectl with a current context, and the image built from deploy/kubernetes/Dockerfile
 # and pushed where the cluster pulls from. Sweep options are passed through a shell variable:
@@ -12,16 +13,17 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-shards=4 name='' image=fleetsim:0.1.0 threads=2 timeout=2h
+shards=4 name='' image=fleetsim:0.1.0 threads=2 timeout=2h command=sweep
 while [[ $# -gt 0 ]]; do
     case $1 in
+        --run) command=run; shift ;;
         --shards) shards=$2; shift 2 ;;
         --name) name=$2; shift 2 ;;
         --image) image=$2; shift 2 ;;
         --threads) threads=$2; shift 2 ;;
         --timeout) timeout=$2; shift 2 ;;
         --) shift; break ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
         *) echo "run-sweep.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -36,6 +38,7 @@ args="$*"
 # Replaces the example values of the manifests (4 shards, the example sweep) by ours.
 render() {
     sed -e "s|completions: 4 |completions: $shards |" \
+        -e "/name: COMMAND/{n;s|value: \"sweep\"|value: \"$command\"|}" \
         -e "s|parallelism: 4 |parallelism: $shards |" \
         -e "/name: SHARDS/{n;s|value: \"4\"|value: \"$shards\"|}" \
         -e "/name: SWEEP_NAME/{n;s|value: \"hybrid-vs-cloud\"|value: \"$name\"|}" \
@@ -58,4 +61,4 @@ fi
 render "$here/merge-job.yaml" | kubectl apply -f -
 kubectl wait --for=condition=complete job/fleetsim-merge --timeout=10m
 kubectl logs job/fleetsim-merge
-echo "merged sweep on volume fleetsim-results under $name/merged" >&2
+echo "merged $command on volume fleetsim-results under $name/merged" >&2

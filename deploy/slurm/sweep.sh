@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs a fleetsim sweep on Slurm: an array job with one task per shard, then a merge job that
-# depends on all of them. Results: OUT/merged (the files the unsharded sweep writes), the shards
-# in OUT/shard-K, Slurm's output in OUT/logs.
+# Runs a fleetsim sweep (or, with --run, a run's replications) on Slurm: an array job with one
+# task per shard, then a merge job that depends on all of them. Results: OUT/merged (the files
+# the unsharded sweep or run writes), the shards in OUT/shard-K, Slurm's output in OUT/logs.
 #
 #   deploy/slurm/sweep.sh --shards N --out OUT [options] -- SCENARIO.toml [sweep options...]
+#   deploy/slurm/sweep.sh --run --shards N --out OUT [options] -- SCENARIO.toml [run options...]
 #
+#   --run             shard a run's replications (`fleetsim run --shard K/N`), not a sweep's points
 #   --shards N        shards (array tasks), default 4
 #   --out OUT         results folder (absolute, or relative to the current folder)
 #   --fleetsim PATH   the fleetsim binary every node can run (default: `fleetsim` on PATH)
@@ -16,12 +18,14 @@
 # Example:
 #   deploy/slurm/sweep.sh --shards 8 --out /shared/sweeps/dgx --wait -- \
 #       scenarios/hybrid-vs-cloud.toml --vary pool.dgx.nodes=0..18:2 --vary strategy.hybrid-dgx-spot.burst_after_wait_h=0,1,4
+#   deploy/slurm/sweep.sh --run --shards 10 --out /shared/runs/big --wait -- big-fleet.toml --replications 30
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-shards=4 out='' fleetsim=fleetsim cpus=1 wait=false timeout_s=3600 extra=''
+shards=4 out='' fleetsim=fleetsim cpus=1 wait=false timeout_s=3600 extra='' command=sweep
 while [[ $# -gt 0 ]]; do
     case $1 in
+        --run) command=run; shift ;;
         --shards) shards=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --fleetsim) fleetsim=$2; shift 2 ;;
@@ -30,12 +34,12 @@ while [[ $# -gt 0 ]]; do
         --timeout) timeout_s=$2; shift 2 ;;
         --sbatch) extra=$2; shift 2 ;;
         --) shift; break ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "sweep.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
 if [[ -z $out || $# -eq 0 ]]; then
-    echo "sweep.sh: give --out OUT and, after --, the scenario and its sweep options (see --help)" >&2
+    echo "sweep.sh: give --out OUT and, after --, the scenario and its $command options (see --help)" >&2
     exit 2
 fi
 if ! [[ $shards =~ ^[1-9][0-9]*$ ]]; then
@@ -51,7 +55,7 @@ fleetsim=$(command -v "$fleetsim" || echo "$fleetsim")
 # shellcheck disable=SC2086
 array=$(sbatch --parsable $extra --array="1-$shards" --cpus-per-task="$cpus" \
     --chdir="$PWD" --output="$out/logs/shard-%a.out" \
-    "$here/shard.sbatch" "$fleetsim" "$out" "$shards" "$@")
+    "$here/shard.sbatch" "$fleetsim" "$out" "$shards" "$command" "$@")
 array=${array%%;*}
 # shellcheck disable=SC2086
 merge=$(sbatch --parsable $extra --dependency="afterok:$array" --kill-on-invalid-dep=yes \
@@ -73,8 +77,10 @@ while [[ -n $(squeue -h -j "$array,$merge" -o %i 2>/dev/null) ]]; do
     sleep 0.5
 done
 state=$(scontrol -o show job "$merge" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2 || true)
-if [[ $state == COMPLETED || ( -z $state && -f $out/merged/sweep.csv ) ]]; then
-    echo "sweep done: $out/merged" >&2
+done_file=sweep.csv
+[[ $command == run ]] && done_file=summary.csv
+if [[ $state == COMPLETED || ( -z $state && -f $out/merged/$done_file ) ]]; then
+    echo "$command done: $out/merged" >&2
     exit 0
 fi
 echo "sweep.sh: the merge job $merge ended ${state:-in an unknown state}; shard states:" >&2

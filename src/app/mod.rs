@@ -1,5 +1,6 @@
-//! One function per user operation: [`run::run`], [`validate::validate`], [`sweep::sweep`],
-//! [`sweep::merge`], [`optimize::optimize`], [`claims::claims`], [`fit::fit`],
+//! One function per user operation: [`run::run`] (and [`run::run_shard`]), [`validate::validate`],
+//! [`sweep::sweep`],
+//! [`merge::merge`], [`optimize::optimize`], [`claims::claims`], [`fit::fit`],
 //! [`plot::plot`] and [`plot::report`]. Each takes a plain request and returns a plain outcome;
 //! the front ends (the command line in `cli`, the Python package) turn their arguments into the
 //! request and show the outcome. Nothing here knows clap, pyo3 or the terminal: what a front
@@ -12,6 +13,7 @@
 pub mod claims;
 pub mod fit;
 pub mod folder;
+pub mod merge;
 pub mod optimize;
 pub mod plot;
 pub mod run;

@@ -7,9 +7,10 @@ use std::time::Instant;
 use super::folder::{self, Drawing, Drawn};
 use super::{AppError, Context};
 use crate::output::{self, LockMode};
-use crate::records::{ChargePeriod, RunInfo, RunOutput};
+use crate::records::{ChargePeriod, FileRecord, OverrideInfo, RunInfo, RunOutput, RunShardInfo};
 use crate::runner::{self, RunError};
 use crate::scenario::{Config, Loaded, Override, Source};
+use crate::sweep::Shard;
 
 /// A run to do.
 #[derive(Debug, Clone)]
@@ -117,7 +118,7 @@ pub fn run(request: &RunRequest, ctx: &Context<'_>) -> Result<RunOutcome, AppErr
 }
 
 /// The scenario as run.json records it: resolved, defaults filled in.
-fn resolved(loaded: &Loaded) -> serde_json::Value {
+pub(super) fn resolved(loaded: &Loaded) -> serde_json::Value {
     serde_json::to_value(&loaded.resolved).expect("a scenario serializes")
 }
 
@@ -176,44 +177,86 @@ fn simulate_into(
     charts: bool,
     ctx: &Context<'_>,
 ) -> Result<RunOutcome, AppError> {
-    let config = &loaded.config;
-    let (run_output, wall_time_s) =
-        simulate(request, config, ctx, &format!(" to {}", dir.display()))?;
-    let mut warnings = loaded.warnings.clone();
-    let skip_charts = match output::charts::skipped(config.strategies.len()) {
-        Some(note) if charts => {
-            (ctx.warn)(&note);
-            warnings.push(note);
-            true
-        }
-        _ => !charts,
-    };
-    let mut info = run_info(request, loaded, ctx, wall_time_s);
-    info.warnings = warnings.clone();
-    if !skip_charts {
-        info.charts = output::charts::file_names(!config.services.is_empty());
-        info.charts.push(output::report::FILE_NAME.to_string());
-    }
-    let info = info.with_results(&run_output);
-    let files = output::write_results(dir, config, &run_output, &info, request.trace)?;
-    let mut now: Vec<String> = files
-        .iter()
-        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .collect();
-    now.extend(info.charts.iter().cloned());
-    output::remove_stale(dir, previous, &now)?;
-    Ok(RunOutcome {
-        config: config.clone(),
-        output: run_output,
+    let (run_output, wall_time_s) = simulate(
+        request,
+        &loaded.config,
+        ctx,
+        &format!(" to {}", dir.display()),
+    )?;
+    let info = run_info(request, loaded, ctx, wall_time_s);
+    let written = Finished {
+        dir,
+        loaded,
         info,
-        warnings,
-        written: Written::Folder {
-            dir: dir.to_path_buf(),
-            files,
-            drawn: Drawn::default(),
-        },
-        wall_time_s,
-    })
+        trace: request.trace,
+        charts,
+    };
+    written.write(run_output, previous, ctx)
+}
+
+/// A run simulated (or merged from shards), to be written into its folder.
+pub(super) struct Finished<'a> {
+    pub(super) dir: &'a Path,
+    pub(super) loaded: &'a Loaded,
+    /// Its `run.json`, less what the results and the charts tell.
+    pub(super) info: RunInfo,
+    pub(super) trace: bool,
+    pub(super) charts: bool,
+}
+
+impl Finished<'_> {
+    /// Writes the CSV files and run.json, and removes what the folder's previous run wrote
+    /// that this one does not; says which charts to draw in `run.json`.
+    pub(super) fn write(
+        self,
+        run_output: RunOutput,
+        previous: &[String],
+        ctx: &Context<'_>,
+    ) -> Result<RunOutcome, AppError> {
+        let Finished {
+            dir,
+            loaded,
+            mut info,
+            trace,
+            charts,
+        } = self;
+        let config = &loaded.config;
+        let mut warnings = loaded.warnings.clone();
+        let skip_charts = match output::charts::skipped(config.strategies.len()) {
+            Some(note) if charts => {
+                (ctx.warn)(&note);
+                warnings.push(note);
+                true
+            }
+            _ => !charts,
+        };
+        info.warnings = warnings.clone();
+        if !skip_charts {
+            info.charts = output::charts::file_names(!config.services.is_empty());
+            info.charts.push(output::report::FILE_NAME.to_string());
+        }
+        let wall_time_s = info.wall_time_s.unwrap_or(0.0);
+        let info = info.with_results(&run_output);
+        let files = output::write_results(dir, config, &run_output, &info, trace)?;
+        let mut now: Vec<String> = files
+            .iter()
+            .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        now.extend(info.charts.iter().cloned());
+        output::remove_stale(dir, previous, &now)?;
+        Ok(RunOutcome {
+            config: config.clone(),
+            output: run_output,
+            info,
+            warnings,
+            written: Written::Folder {
+                dir: dir.to_path_buf(),
+                files,
+                drawn: Drawn::default(),
+            },
+            wall_time_s,
+        })
+    }
 }
 
 fn run_in_memory(
@@ -232,6 +275,182 @@ fn run_in_memory(
         written: Written::Memory(files),
         wall_time_s,
     })
+}
+
+/// What a shard of a run did.
+#[derive(Debug)]
+pub struct ShardOutcome {
+    pub dir: PathBuf,
+    pub info: RunShardInfo,
+    pub files: Vec<PathBuf>,
+}
+
+/// The replications of shard `shard` of `replications`: contiguous, as even as can be
+/// (`from..to`).
+pub fn shard_replications(shard: Shard, replications: u32) -> (u32, u32) {
+    let of = |k: u32| (u64::from(k) * u64::from(replications) / u64::from(shard.count)) as u32;
+    (of(shard.index - 1), of(shard.index))
+}
+
+/// The id of a run: the same for every shard of it, and for nothing else.
+pub fn run_id(loaded: &Loaded, trace: bool, focus: Option<ChargePeriod>) -> String {
+    let text = format!(
+        "{}\n{}\ntrace={trace}\nfocus={focus:?}",
+        env!("CARGO_PKG_VERSION"),
+        resolved(loaded)
+    );
+    output::manifest::Fnv1a::of(text.as_bytes())
+}
+
+/// Simulates shard `shard` of the run `request` asks for (every strategy in the shard's
+/// replications) and writes its units and marker into the request's folder, which other
+/// shards of the run may share; `fleetsim merge` makes the run's files of all of them.
+pub fn run_shard(
+    request: &RunRequest,
+    shard: Shard,
+    ctx: &Context<'_>,
+) -> Result<ShardOutcome, AppError> {
+    let loaded = request.source.load(&request.set)?;
+    if request.warn {
+        for warning in &loaded.warnings {
+            (ctx.warn)(warning);
+        }
+    }
+    let config = &loaded.config;
+    if request.trace {
+        runner::check_trace(config).map_err(AppError::Request)?;
+    }
+    if let Some(period) = request.focus {
+        check_focus(config, period)?;
+    }
+    if shard.count > config.replications {
+        return Err(AppError::Request(format!(
+            "--shard {}: {} shards for {} replications leave some empty; use at most {} shards",
+            shard.label(),
+            shard.count,
+            config.replications,
+            config.replications
+        )));
+    }
+    let RunTo::Folder { dir, force, .. } = &request.to else {
+        return Err(AppError::Request(
+            "a shard of a run is written to a folder".into(),
+        ));
+    };
+    let dir = dir
+        .clone()
+        .unwrap_or_else(|| Path::new("output").join(&config.name));
+    let run_id = run_id(&loaded, request.trace, request.focus);
+    let (from, to) = shard_replications(shard, config.replications);
+    let mode = LockMode::Shard(shard.index, shard.count);
+    let (outcome, _) = folder::work_in(&dir, mode, &request.command_line, ctx, || {
+        check_shard_folder(&dir, shard, &run_id, *force)?;
+        let units: Vec<runner::Unit> = runner::units(config)
+            .into_iter()
+            .filter(|u| (from..to).contains(&u.replication))
+            .collect();
+        ctx.progress.begin(
+            units.len() as u64,
+            &format!("simulating {} (shard {})", config.name, shard.label()),
+        );
+        let started = Instant::now();
+        let simulated = ctx.pool.install(|| {
+            runner::simulate_units(
+                config,
+                &units,
+                request.trace,
+                &|| ctx.progress.step(),
+                ctx.stop,
+            )
+        });
+        ctx.progress.end();
+        let results = match simulated {
+            Ok(results) if !ctx.stopped() => results,
+            Ok(_) | Err(RunError::Cancelled) => {
+                return Err(AppError::Interrupted {
+                    after_s: Some(started.elapsed().as_secs_f64()),
+                    left: format!("no shard was written to {}", dir.display()),
+                });
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let info = RunShardInfo {
+            fleetsim_version: env!("CARGO_PKG_VERSION").to_string(),
+            run_id: run_id.clone(),
+            shard: shard.index,
+            shards: shard.count,
+            replications_from: from,
+            replications_to: to,
+            replications: config.replications,
+            scenario_text: request.source.text.clone(),
+            scenario_origin: absolute(&request.source.origin),
+            scenario_default_name: request.source.default_name.clone(),
+            set: request
+                .set
+                .iter()
+                .map(|o| OverrideInfo {
+                    path: o.path.clone(),
+                    value: o.value.to_string(),
+                    text: o.text.clone(),
+                })
+                .collect(),
+            scenario_source: request.source_name.clone(),
+            trace: request.trace,
+            focus: request.focus,
+            command_line: without_shard(&request.command_line),
+            threads: ctx.threads(),
+            wall_time_s: started.elapsed().as_secs_f64(),
+            events_simulated: results.iter().map(|u| u.events).sum(),
+            units: FileRecord::default(),
+        };
+        let files = output::run_shard::write(&dir, info.clone(), &results)?;
+        Ok(((info, files), Drawing::Nothing))
+    })?;
+    let (info, files) = outcome;
+    Ok(ShardOutcome { dir, info, files })
+}
+
+/// Refuses a folder that holds this shard of another run, unless `force`.
+fn check_shard_folder(dir: &Path, shard: Shard, run_id: &str, force: bool) -> Result<(), AppError> {
+    if force {
+        return Ok(());
+    }
+    let name = output::run_shard::marker_name(shard.index, shard.count);
+    let Some(other) = output::read_json::<RunShardInfo>(&dir.join(&name))? else {
+        return Ok(());
+    };
+    if other.run_id == run_id {
+        return Ok(());
+    }
+    Err(AppError::Request(format!(
+        "{}: holds shard {} of another run (run id {} against {run_id}); choose another folder with --out, or pass --force to replace it",
+        dir.display(),
+        shard.label(),
+        other.run_id
+    )))
+}
+
+/// A scenario file's path from anywhere (the merge may run in another folder, and finds the
+/// scenario's traces beside it); a name that is not a file (the built-in scenario's) as it is.
+fn absolute(origin: &Path) -> PathBuf {
+    match origin.is_file() {
+        true => std::path::absolute(origin).unwrap_or_else(|_| origin.to_path_buf()),
+        false => origin.to_path_buf(),
+    }
+}
+
+/// A shard's command line without its `--shard K/N` (or `--shard=K/N`): the unsharded run's.
+fn without_shard(command_line: &[String]) -> Vec<String> {
+    let mut line = Vec::with_capacity(command_line.len());
+    let mut args = command_line.iter();
+    while let Some(arg) = args.next() {
+        if arg == "--shard" {
+            args.next();
+        } else if !arg.starts_with("--shard=") {
+            line.push(arg.clone());
+        }
+    }
+    line
 }
 
 /// A FOCUS export needs an ISO 4217 currency and a file of a sensible size.

@@ -69,20 +69,20 @@ pub(super) struct SweepArgs {
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  fleetsim merge sweep/shard-1 sweep/shard-2 sweep/shard-3 --out sweep/all"
+    after_help = "Examples:\n  fleetsim merge sweep/shard-1 sweep/shard-2 sweep/shard-3 --out sweep/all\n  fleetsim merge run/shard-* --out run/all      # the shards of `fleetsim run --shard K/N`"
 )]
 pub(super) struct MergeArgs {
-    /// Folders of the shards (the --out of each `fleetsim sweep --shard K/N`); shards may
-    /// share a folder
+    /// Folders of the shards (the --out of each `fleetsim sweep --shard K/N` or `fleetsim run
+    /// --shard K/N`); shards may share a folder
     #[arg(required = true, value_name = "DIR")]
     dirs: Vec<PathBuf>,
-    /// Folder for the merged sweep: the files the unsharded sweep would have written
+    /// Folder for the merged sweep or run: the files the unsharded one would have written
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// Replace another sweep's results in the output folder
     #[arg(long)]
     force: bool,
-    /// Write no sweep charts (draw them later with `fleetsim plot DIR`)
+    /// Write no charts (draw them later with `fleetsim plot DIR`)
     #[arg(long)]
     no_charts: bool,
     /// No summary (files are still written)
@@ -134,9 +134,12 @@ pub(super) fn merge(args: MergeArgs, command_line: Vec<String>, signals: &Signal
         command_line,
     };
     let session = Session::start(None, signals, "", args.quiet)?;
-    let merged = app::sweep::merge(&request, &session.context())?;
+    let merged = app::merge::merge(&request, &session.context())?;
     if !args.quiet {
-        report(&merged);
+        match &merged {
+            app::merge::Merged::Sweep(swept) => report(swept),
+            app::merge::Merged::Run(run) => super::show_run(run),
+        }
     }
     Ok(())
 }

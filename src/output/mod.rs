@@ -11,6 +11,7 @@ pub mod lock;
 pub mod manifest;
 pub mod optimize;
 pub mod report;
+pub mod run_shard;
 mod summary_table;
 mod sweep_table;
 pub mod tables;
