@@ -18,6 +18,7 @@ mod optimize;
 mod peer;
 mod properties;
 mod report;
+mod scale;
 mod scheduling;
 mod services;
 mod slurm;
