@@ -107,7 +107,11 @@ impl WaitQueue {
 
     pub fn insert(&mut self, class: usize, key: QueueKey) {
         let set = &mut self.classes[class];
-        let before = set.range(..key).next_back().map_or(NO_SLOT, |b| b.slot);
+        // Most jobs join at the end of their class (a newcomer under fifo or backfill).
+        let before = match set.last() {
+            Some(last) if *last < key => last.slot,
+            _ => set.range(..key).next_back().map_or(NO_SLOT, |b| b.slot),
+        };
         let after = match before {
             NO_SLOT => self.fronts[class].map_or(NO_SLOT, |front| front.slot),
             before => self.links[before as usize].after,

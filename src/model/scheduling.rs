@@ -116,12 +116,16 @@ impl<'c> FleetSim<'c> {
         let now_h = sim.now_h();
         let mut tried = Tried::NoRoom;
         let prefer = self.jobs[slot as usize].prefer;
-        // The pools the job prefers first (`next_zone`, `next_region`), then the others.
-        let order = (0..self.pools.len())
-            .filter(|sp| prefer & (1 << sp) != 0)
-            .chain((0..self.pools.len()).filter(|sp| prefer & (1 << sp) == 0));
+        // The pools the job prefers first (`next_zone`, `next_region`), then the others: with
+        // a preference, two rounds over the pools, each taking its own.
+        let n = self.pools.len();
+        let rounds = if prefer == 0 { 1 } else { 2 };
         self.last_triable = 0;
-        for sp in order {
+        for i in 0..rounds * n {
+            let sp = i % n;
+            if prefer != 0 && (i < n) != (prefer & (1 << sp) != 0) {
+                continue;
+            }
             if !self.may_try(slot, sp, now_h) {
                 continue;
             }
