@@ -16,9 +16,9 @@ use clap::{Parser, Subcommand};
 
 use crate::app::{self, AppError};
 use crate::format::thousands;
-use crate::output::{self, TerminalProgress};
 use crate::records::ChargePeriod;
 use crate::scenario::{self, Override};
+use crate::terminal::TerminalProgress;
 use signals::Signals;
 
 #[derive(Debug, Parser)]
@@ -369,7 +369,7 @@ fn show_run(outcome: &app::run::RunOutcome) {
     {
         print!(
             "{}",
-            output::summary_table(&outcome.config, &outcome.output.aggregates)
+            crate::terminal::summary_table(&outcome.config, &outcome.output.aggregates)
         );
         if let app::run::Written::Folder { dir, files, drawn } = &outcome.written {
             let names: Vec<String> = files
@@ -380,7 +380,7 @@ fn show_run(outcome: &app::run::RunOutcome) {
                 0 => String::new(),
                 n => format!(
                     ", {n} chart files (PNG, SVG) and {}",
-                    output::report::FILE_NAME
+                    crate::report::FILE_NAME
                 ),
             };
             eprintln!(

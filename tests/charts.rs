@@ -5,8 +5,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use fleetsim::output::charts::INPUT_FILES;
-use fleetsim::output::charts::style::strategy_color;
+use fleetsim::charts::INPUT_FILES;
+use fleetsim::charts::style::strategy_color;
 
 use crate::common::{fleetsim, temp_dir};
 
@@ -321,9 +321,7 @@ fn issue_11_charts_drawn_in_parallel_are_the_bytes_of_a_sequential_drawing() {
             .num_threads(threads)
             .build()
             .unwrap();
-        let files = pool
-            .install(|| fleetsim::output::charts::draw_all(&dir))
-            .unwrap();
+        let files = pool.install(|| fleetsim::charts::draw_all(&dir)).unwrap();
         assert_eq!(files.len(), 14);
         files
             .iter()
@@ -339,7 +337,7 @@ fn issue_11_charts_drawn_in_parallel_are_the_bytes_of_a_sequential_drawing() {
 fn issue_11_chart_drawing_stops_when_asked() {
     let dir = copied_results("stopped-charts", &[]);
     let stop = std::sync::atomic::AtomicBool::new(true);
-    let error = fleetsim::output::charts::draw_all_until(&dir, &stop).unwrap_err();
+    let error = fleetsim::charts::draw_all_until(&dir, &stop).unwrap_err();
     assert!(
         error
             .to_string()

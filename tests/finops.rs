@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use fleetsim::output::focus;
+use fleetsim::focus;
 use fleetsim::records::{ChargePeriod, Decimal, FocusRow};
 use fleetsim::runner;
 

@@ -7,7 +7,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use fleetsim::output::focus;
+use fleetsim::focus;
 use fleetsim::records::{ChargePeriod, Decimal, FocusRow};
 use fleetsim::runner;
 

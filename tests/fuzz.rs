@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use fleetsim::output;
+use fleetsim::files;
 use fleetsim::records::{ChargePeriod, RunInfo};
 use fleetsim::runner::{self, RunError};
 use fleetsim::scenario::{self, DEFAULT_SCENARIO, Override};
@@ -133,7 +133,7 @@ fn exercise(text: &str, overrides: &[Override]) -> Result<(), TestCaseError> {
             row.gpu_hours_paid
         );
     }
-    let _ = output::summary_table(config, &run_output.aggregates);
+    let _ = fleetsim::terminal::summary_table(config, &run_output.aggregates);
     let dir = scratch_dir();
     let scenario = serde_json::to_value(&loaded.resolved).expect("the scenario serializes");
     let info = RunInfo {
@@ -144,7 +144,7 @@ fn exercise(text: &str, overrides: &[Override]) -> Result<(), TestCaseError> {
         ..RunInfo::new(config, scenario, loaded.warnings.clone())
     }
     .with_results(&run_output);
-    output::write_results(&dir, config, &run_output, &info, true).expect("results are written");
+    files::write_results(&dir, config, &run_output, &info, true).expect("results are written");
     Ok(())
 }
 

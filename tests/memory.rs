@@ -1,10 +1,10 @@
-//! The in-memory writers of the Python package (`output::in_memory`, `sweep::run_in_memory`)
+//! The in-memory writers of the Python package (`files::in_memory`, `sweep::run_in_memory`)
 //! against the folders the binary writes: the same bytes, file for file.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use fleetsim::output;
+use fleetsim::files;
 use fleetsim::records::RunInfo;
 use fleetsim::runner;
 use fleetsim::scenario::{self, Override, Source};
@@ -52,7 +52,7 @@ fn a_run_in_memory_is_the_folder_the_cli_writes() {
     let run_output = runner::run(config, true, &|| {}, &AtomicBool::new(false)).unwrap();
     let resolved = serde_json::to_value(&loaded.resolved).unwrap();
     let info = RunInfo::new(config, resolved, loaded.warnings.clone()).with_results(&run_output);
-    let files = output::in_memory(&run_output, &info, true);
+    let files = files::in_memory(&run_output, &info, true);
     let on_disk = tree(&dir);
     let mut names: Vec<&String> = files.iter().map(|(name, _)| name).collect();
     assert_eq!(

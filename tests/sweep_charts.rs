@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::Path;
 
-use fleetsim::output::charts::style::strategy_color;
+use fleetsim::charts::style::strategy_color;
 
 use crate::charts::{decode_png, has_pixel, svg_texts};
 use crate::common::{fleetsim, temp_dir};

@@ -20,7 +20,11 @@ const LAYERS: &[&[&str]] = &[
     &["model"],
     &["stats"],
     &["runner"],
-    &["output"],
+    &["focus"],
+    &["files"],
+    &["terminal"],
+    &["charts"],
+    &["report"],
     &["sweep"],
     &["optimize"],
     &["claims"],
@@ -153,8 +157,8 @@ fn code_only(text: &str) -> String {
     out
 }
 
-/// The module path of a source file: `src/output/charts/style.rs` is output::charts::style,
-/// `src/output/mod.rs` is output.
+/// The module path of a source file: `src/charts/sweep/axis.rs` is charts::sweep::axis,
+/// `src/charts/mod.rs` is charts.
 fn module_path(relative: &Path) -> Vec<String> {
     let mut parts: Vec<String> = relative
         .iter()
@@ -368,7 +372,7 @@ fn a_planted_bad_import_is_found_with_its_line() {
     let upward = "//! Docs may link [`crate::model`].\n\
                   use crate::rng::SimRng;\n\
                   use crate::model::FleetSim;\n\
-                  use crate::{calendar::Calendar, output::{self, thousands}};\n\
+                  use crate::{calendar::Calendar, files::{self, thousands}};\n\
                   fn f() -> String { crate::cli::name() }\n\
                   const S: &str = \"crate::stats\"; // crate::runner\n\
                   const R: &str = r#\"crate::sweep \"quoted\" \"#;\n\
@@ -377,7 +381,7 @@ fn a_planted_bad_import_is_found_with_its_line() {
         check("policies/mod.rs", upward),
         [
             (3, "model".to_string()),
-            (4, "output".to_string()),
+            (4, "files".to_string()),
             (5, "cli".to_string()),
             (8, "stats".to_string()),
         ]
@@ -388,8 +392,8 @@ fn a_planted_bad_import_is_found_with_its_line() {
         [(1, "rng".to_string())]
     );
     // Downward and within a module: fine.
-    let downward = "use crate::scenario::Config;\nuse crate::output::charts;\nuse super::style;\n";
-    assert!(check("output/charts/mod.rs", downward).is_empty());
+    let downward = "use crate::scenario::Config;\nuse crate::files;\nuse super::style;\n";
+    assert!(check("charts/mod.rs", downward).is_empty());
     // `super::` climbing out of a top module reaches the crate root.
     assert_eq!(
         check("runner.rs", "use super::sweep::plan;\n"),
@@ -403,9 +407,9 @@ fn a_planted_bad_import_is_found_with_its_line() {
         [(1, "stats".to_string())]
     );
     // Inside an inline module one more `super::` is needed to leave the file.
-    let inline = "fn a() {}\n#[cfg(test)]\nmod tests {\n    use super::a;\n    use super::super::output;\n}\nuse super::output;\n";
+    let inline = "fn a() {}\n#[cfg(test)]\nmod tests {\n    use super::a;\n    use super::super::files;\n}\nuse super::files;\n";
     assert_eq!(
         check("stats/mod.rs", inline),
-        [(5, "output".to_string()), (7, "output".to_string())]
+        [(5, "files".to_string()), (7, "files".to_string())]
     );
 }

@@ -7,7 +7,7 @@ use super::folder::{self, Drawing};
 use super::{AppError, Context};
 use crate::claims::study::{self, Options, Outcome};
 use crate::claims::{CLAIMS, Claim, Verdict, doc};
-use crate::output::{self, LockMode};
+use crate::files::{self, LockMode};
 use crate::sweep::{self, Watch};
 
 /// The study to run.
@@ -80,10 +80,10 @@ pub fn claims(request: &ClaimsRequest, ctx: &Context<'_>) -> Result<ClaimsOutcom
     };
     let page = doc::markdown(&outcomes, &context);
     if !doc_dir.as_os_str().is_empty() {
-        output::create_dir(&doc_dir)?;
+        files::create_dir(&doc_dir)?;
     }
     let name = doc_name.to_string_lossy();
-    let page_path = output::write_bytes(&doc_dir, &name, page.as_bytes())?.commit()?;
+    let page_path = files::write_bytes(&doc_dir, &name, page.as_bytes())?.commit()?;
     Ok(ClaimsOutcome {
         outcomes,
         page: page_path,

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{AppError, Context};
-use crate::output;
+use crate::files;
 use crate::scenario::names;
 use crate::scenario::trace::fit::{FitOptions, SplitBy};
 use crate::scenario::trace::{self, ReadOptions, TimeZoneSpec, TraceFormat};
@@ -130,7 +130,7 @@ fn write(path: &Path, text: &str, ctx: &Context<'_>) -> Result<PathBuf, AppError
         return Err(AppError::Request("--out must name a file".into()));
     };
     (ctx.begin_work)();
-    let pending = output::write_bytes(&dir, &file_name.to_string_lossy(), text.as_bytes())?;
+    let pending = files::write_bytes(&dir, &file_name.to_string_lossy(), text.as_bytes())?;
     if ctx.stopped() {
         pending.discard();
         return Err(AppError::Interrupted {

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{AppError, Context};
-use crate::output::{self, LockMode};
+use crate::files::{self, LockMode};
 
 /// What the files an operation wrote call for, once they are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub fn work_in<T>(
 ) -> Result<(T, Drawn), AppError> {
     // From here a stop must let the work clean up, not end it at once.
     (ctx.begin_work)();
-    let lock = output::lock_dir(dir, mode, &command_line.join(" "))?;
+    let lock = files::lock_dir(dir, mode, &command_line.join(" "))?;
     let result = work().and_then(|(value, drawing)| Ok((value, draw(dir, drawing, ctx)?)));
     lock.release();
     result
@@ -54,7 +54,7 @@ pub fn draw(dir: &Path, drawing: Drawing, ctx: &Context<'_>) -> Result<Drawn, Ap
         Drawing::Nothing => return Ok(Drawn::default()),
         Drawing::Run => ctx
             .pool
-            .install(|| output::charts::draw_all_until(dir, stop))
+            .install(|| crate::charts::draw_all_until(dir, stop))
             .map_err(|error| {
                 let done = format!(
                     "the CSV files and run.json are written but the charts are not; try `fleetsim plot {shown}`"
@@ -63,7 +63,7 @@ pub fn draw(dir: &Path, drawing: Drawing, ctx: &Context<'_>) -> Result<Drawn, Ap
             })?,
         Drawing::Sweep => ctx
             .pool
-            .install(|| output::charts::sweep::draw_all_until(dir, stop))
+            .install(|| crate::charts::sweep::draw_all_until(dir, stop))
             .map_err(|error| {
                 let done = format!(
                     "the sweep's files are written but its charts are not; try `fleetsim plot {shown}`"
@@ -73,7 +73,7 @@ pub fn draw(dir: &Path, drawing: Drawing, ctx: &Context<'_>) -> Result<Drawn, Ap
         Drawing::Optimize => {
             let charts = ctx
                 .pool
-                .install(|| output::charts::optimize::draw_all_until(dir, stop))
+                .install(|| crate::charts::optimize::draw_all_until(dir, stop))
                 .map_err(|error| {
                     let done = format!(
                         "the results are written but the chart is not; try `fleetsim plot {shown}`"
@@ -88,7 +88,7 @@ pub fn draw(dir: &Path, drawing: Drawing, ctx: &Context<'_>) -> Result<Drawn, Ap
     };
     let report = ctx
         .pool
-        .install(|| output::report::write(dir, stop))
+        .install(|| crate::report::write(dir, stop))
         .map_err(|error| {
             let done = format!(
                 "the results and charts are written but report.html is not; try `fleetsim report {shown}`"

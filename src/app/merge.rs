@@ -14,7 +14,7 @@ use super::folder::{self, Drawing};
 use super::run::{Finished, RunOutcome, Written, resolved, run_id};
 use super::sweep::{MergeRequest, SweepOutcome};
 use super::{AppError, Context};
-use crate::output::{self, LockMode};
+use crate::files::{self, LockMode};
 use crate::records::{RunInfo, RunOutput, RunShardInfo, UnitResult};
 use crate::runner;
 use crate::scenario::{Override, Source, parse_value};
@@ -32,7 +32,7 @@ pub enum Merged {
 pub fn merge(request: &MergeRequest, ctx: &Context<'_>) -> Result<Merged, AppError> {
     let mut shards = Vec::new();
     for dir in request.inputs.iter().filter(|dir| dir.is_dir()) {
-        for (path, info) in output::run_shard::markers(dir)? {
+        for (path, info) in files::run_shard::markers(dir)? {
             shards.push((dir.clone(), path, info));
         }
     }
@@ -125,7 +125,7 @@ fn merge_run(
 ) -> Result<RunOutcome, AppError> {
     for dir in &request.inputs {
         // A shard still being written is not finished.
-        output::check_not_locked(dir)?;
+        files::check_not_locked(dir)?;
     }
     let ordered = one_run(shards)?;
     let (_, marker, first) = ordered[0];
@@ -133,7 +133,7 @@ fn merge_run(
     let config = &loaded.config;
     let mut units: Vec<UnitResult> = Vec::new();
     for (dir, marker, info) in &ordered {
-        let shard_units = output::run_shard::units(dir, info)?;
+        let shard_units = files::run_shard::units(dir, info)?;
         let expected =
             (info.replications_to - info.replications_from) as usize * config.strategies.len();
         let inside = shard_units
@@ -185,7 +185,7 @@ fn merge_run(
     let scenario = resolved(&loaded);
     let (mut outcome, drawn) =
         folder::work_in(out, LockMode::Exclusive, &request.command_line, ctx, || {
-            let previous = output::prepare_dir(out, &config.name, &scenario, request.force)?;
+            let previous = files::prepare_dir(out, &config.name, &scenario, request.force)?;
             let finished = Finished {
                 dir: out,
                 loaded: &loaded,

@@ -22,10 +22,10 @@ pub mod validate;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::charts::ChartError;
 use crate::claims::study::ClaimsError;
+use crate::files::OutputError;
 use crate::optimize::OptimizeError;
-use crate::output::OutputError;
-use crate::output::charts::ChartError;
 use crate::progress::Progress;
 use crate::runner::RunError;
 use crate::scenario::ScenarioError;
@@ -73,7 +73,7 @@ pub enum AppError {
     #[error(transparent)]
     Trace(#[from] TraceError),
     #[error(transparent)]
-    OptimizeFolder(#[from] crate::output::optimize::FolderError),
+    OptimizeFolder(#[from] crate::files::optimize::FolderError),
     // Boxed: these are large, and an operation's success path returns the enum.
     #[error(transparent)]
     Sweep(Box<SweepError>),

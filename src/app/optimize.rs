@@ -9,8 +9,8 @@ use std::sync::Mutex;
 use super::folder::{self, Drawing, Drawn};
 use super::run::{RunRequest, RunTo};
 use super::{AppError, Context};
+use crate::files::{self, LockMode};
 use crate::optimize::{self, OptimizeError, Outcome, Prepared, Progress as Step, result};
-use crate::output::{self, LockMode};
 use crate::progress::Silent;
 use crate::records::Recommendation;
 use crate::scenario::{Override, run_overrides};
@@ -85,11 +85,11 @@ fn search_and_write(
 ) -> Result<(Outcome, Recommendation, usize), AppError> {
     let metrics: Vec<String> = prepared.metrics().iter().map(|m| m.text.clone()).collect();
     let (journal, earlier) =
-        output::optimize::open(out, &prepared.info, &metrics, run.resume, run.force)?;
+        files::optimize::open(out, &prepared.info, &metrics, run.resume, run.force)?;
     if earlier.damaged > 0 {
         (ctx.warn)(&format!(
             "{}: {} damaged line(s) are left out and simulated again",
-            out.join(output::optimize::JOURNAL_FILE).display(),
+            out.join(files::optimize::JOURNAL_FILE).display(),
             earlier.damaged
         ));
     }
@@ -122,7 +122,7 @@ fn search_and_write(
                 after_s: None,
                 left: format!(
                     "{saved} replications are saved in {}; run the same command with --resume to go on",
-                    out.join(output::optimize::JOURNAL_FILE).display()
+                    out.join(files::optimize::JOURNAL_FILE).display()
                 ),
             });
         }
@@ -131,7 +131,7 @@ fn search_and_write(
     let recommendation = result::recommendation(prepared, &outcome);
     let (header, rows) = result::table(prepared, &outcome);
     let evaluations = all.into_inner().expect("not poisoned");
-    output::optimize::write_answer(out, &header, &rows, &recommendation, &journal, &evaluations)?;
+    files::optimize::write_answer(out, &header, &rows, &recommendation, &journal, &evaluations)?;
     Ok((outcome, recommendation, earlier.damaged))
 }
 
@@ -154,7 +154,7 @@ fn write_best(
             .into_iter()
             .map(|(path, value)| Override::new(&path, value)),
     );
-    let dir = out.join(output::optimize::BEST_DIR);
+    let dir = out.join(files::optimize::BEST_DIR);
     let request = RunRequest {
         source: prepared.source.clone(),
         source_name: run.source_name.clone(),

@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 
 use super::folder::{self, Drawing};
 use super::{AppError, Context};
-use crate::output::{self, LockMode};
+use crate::files::{self, LockMode};
 
 /// What kind of folder `dir` is, by the files that say so.
 fn drawing_of(dir: &Path) -> Drawing {
     if dir.join("sweep.json").is_file() {
         Drawing::Sweep
-    } else if dir.join(output::optimize::RECOMMENDATION_FILE).is_file() {
+    } else if dir.join(files::optimize::RECOMMENDATION_FILE).is_file() {
         Drawing::Optimize
     } else {
         Drawing::Run
@@ -29,9 +29,9 @@ pub fn plot(
     in_existing(dir, command_line, ctx, || {
         let stop = ctx.stop;
         let charts = ctx.pool.install(|| match drawing_of(dir) {
-            Drawing::Sweep => output::charts::sweep::draw_all_until(dir, stop),
-            Drawing::Optimize => output::charts::optimize::draw_all_until(dir, stop),
-            Drawing::Run | Drawing::Nothing => output::charts::draw_all_until(dir, stop),
+            Drawing::Sweep => crate::charts::sweep::draw_all_until(dir, stop),
+            Drawing::Optimize => crate::charts::optimize::draw_all_until(dir, stop),
+            Drawing::Run | Drawing::Nothing => crate::charts::draw_all_until(dir, stop),
         })?;
         Ok(charts)
     })
@@ -40,7 +40,7 @@ pub fn plot(
 /// Writes report.html of the folder `dir` (a run's or a sweep's); returns its path.
 pub fn report(dir: &Path, command_line: &[String], ctx: &Context<'_>) -> Result<PathBuf, AppError> {
     in_existing(dir, command_line, ctx, || {
-        Ok(ctx.pool.install(|| output::report::write(dir, ctx.stop))?)
+        Ok(ctx.pool.install(|| crate::report::write(dir, ctx.stop))?)
     })
 }
 

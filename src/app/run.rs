@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::folder::{self, Drawing, Drawn};
 use super::{AppError, Context};
-use crate::output::{self, LockMode};
+use crate::files::{self, LockMode};
 use crate::records::{ChargePeriod, FileRecord, OverrideInfo, RunInfo, RunOutput, RunShardInfo};
 use crate::runner::{self, RunError};
 use crate::scenario::{Config, Loaded, Override, Source};
@@ -100,7 +100,7 @@ pub fn run(request: &RunRequest, ctx: &Context<'_>) -> Result<RunOutcome, AppErr
                 &request.command_line,
                 ctx,
                 || {
-                    let previous = output::prepare_dir(&dir, &config.name, &scenario, *force)?;
+                    let previous = files::prepare_dir(&dir, &config.name, &scenario, *force)?;
                     let outcome = simulate_into(request, &loaded, &dir, &previous, *charts, ctx)?;
                     let drawing = match outcome.info.charts.is_empty() {
                         true => Drawing::Nothing,
@@ -222,7 +222,7 @@ impl Finished<'_> {
         } = self;
         let config = &loaded.config;
         let mut warnings = loaded.warnings.clone();
-        let skip_charts = match output::charts::skipped(config.strategies.len()) {
+        let skip_charts = match crate::charts::skipped(config.strategies.len()) {
             Some(note) if charts => {
                 (ctx.warn)(&note);
                 warnings.push(note);
@@ -232,18 +232,18 @@ impl Finished<'_> {
         };
         info.warnings = warnings.clone();
         if !skip_charts {
-            info.charts = output::charts::file_names(!config.services.is_empty());
-            info.charts.push(output::report::FILE_NAME.to_string());
+            info.charts = crate::charts::file_names(!config.services.is_empty());
+            info.charts.push(crate::report::FILE_NAME.to_string());
         }
         let wall_time_s = info.wall_time_s.unwrap_or(0.0);
         let info = info.with_results(&run_output);
-        let files = output::write_results(dir, config, &run_output, &info, trace)?;
+        let files = files::write_results(dir, config, &run_output, &info, trace)?;
         let mut now: Vec<String> = files
             .iter()
             .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect();
         now.extend(info.charts.iter().cloned());
-        output::remove_stale(dir, previous, &now)?;
+        files::remove_stale(dir, previous, &now)?;
         Ok(RunOutcome {
             config: config.clone(),
             output: run_output,
@@ -266,7 +266,7 @@ fn run_in_memory(
 ) -> Result<RunOutcome, AppError> {
     let (run_output, wall_time_s) = simulate(request, &loaded.config, ctx, "")?;
     let info = run_info(request, &loaded, ctx, wall_time_s).with_results(&run_output);
-    let files = output::in_memory(&run_output, &info, request.trace);
+    let files = files::in_memory(&run_output, &info, request.trace);
     Ok(RunOutcome {
         config: loaded.config,
         output: run_output,
@@ -299,7 +299,7 @@ pub fn run_id(loaded: &Loaded, trace: bool, focus: Option<ChargePeriod>) -> Stri
         env!("CARGO_PKG_VERSION"),
         resolved(loaded)
     );
-    output::manifest::Fnv1a::of(text.as_bytes())
+    files::manifest::Fnv1a::of(text.as_bytes())
 }
 
 /// Simulates shard `shard` of the run `request` asks for (every strategy in the shard's
@@ -403,7 +403,7 @@ pub fn run_shard(
             events_simulated: results.iter().map(|u| u.events).sum(),
             units: FileRecord::default(),
         };
-        let files = output::run_shard::write(&dir, info.clone(), &results)?;
+        let files = files::run_shard::write(&dir, info.clone(), &results)?;
         Ok(((info, files), Drawing::Nothing))
     })?;
     let (info, files) = outcome;
@@ -415,8 +415,8 @@ fn check_shard_folder(dir: &Path, shard: Shard, run_id: &str, force: bool) -> Re
     if force {
         return Ok(());
     }
-    let name = output::run_shard::marker_name(shard.index, shard.count);
-    let Some(other) = output::read_json::<RunShardInfo>(&dir.join(&name))? else {
+    let name = files::run_shard::marker_name(shard.index, shard.count);
+    let Some(other) = files::read_json::<RunShardInfo>(&dir.join(&name))? else {
         return Ok(());
     };
     if other.run_id == run_id {
@@ -455,14 +455,14 @@ fn without_shard(command_line: &[String]) -> Vec<String> {
 
 /// A FOCUS export needs an ISO 4217 currency and a file of a sensible size.
 pub fn check_focus(config: &Config, period: ChargePeriod) -> Result<(), AppError> {
-    if !output::focus::is_iso_currency(&config.currency) {
+    if !crate::focus::is_iso_currency(&config.currency) {
         return Err(AppError::Request(format!(
             "--focus needs the scenario's currency as an ISO 4217 code (three capital letters such as EUR or USD), got `{}`; set currency = \"EUR\" in the scenario, or --set currency=EUR",
             config.currency
         )));
     }
-    let rows = output::focus::rows_estimate(config, period);
-    if rows > output::focus::ROWS_MAX {
+    let rows = crate::focus::rows_estimate(config, period);
+    if rows > crate::focus::ROWS_MAX {
         let hint = match period {
             ChargePeriod::Day => "use --focus-period month, or shorten horizon_months",
             ChargePeriod::Month => "shorten horizon_months or export fewer strategies",
@@ -471,7 +471,7 @@ pub fn check_focus(config: &Config, period: ChargePeriod) -> Result<(), AppError
             "--focus would write about {:.1e} rows of focus.csv (charge period: {}), more than {:.0e}; {hint}",
             rows,
             period.as_str(),
-            output::focus::ROWS_MAX
+            crate::focus::ROWS_MAX
         )));
     }
     Ok(())

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::folder::{self, Drawing, Drawn};
 use super::run::check_focus;
 use super::{AppError, Context};
-use crate::output::LockMode;
+use crate::files::LockMode;
 use crate::records::SweepInfo;
 use crate::scenario::Source;
 use crate::sweep::{self, MergeOptions, Outcome, Plan, Request, Shard, SweepFiles, Watch};

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{Claim, Finding, Point};
-use crate::output::charts::ChartError;
-use crate::output::{self, Cell, OutputError};
+use crate::charts::ChartError;
+use crate::files::{self, Cell, OutputError};
 use crate::scenario::Override;
 use crate::sweep::{self, SweepError};
 
@@ -175,13 +175,13 @@ fn number_of(cell: &Cell) -> f64 {
 pub fn publish_chart(outcome: &Outcome, dir: &Path) -> Result<PathBuf, ClaimsError> {
     let number = outcome.claim.number;
     let output_error = |error| ClaimsError::Output { number, error };
-    output::create_dir(dir).map_err(output_error)?;
+    files::create_dir(dir).map_err(output_error)?;
     let bytes = std::fs::read(&outcome.chart).map_err(|source| ClaimsError::ReadChart {
         path: outcome.chart.clone(),
         source,
     })?;
     let name = format!("{}.png", outcome.claim.id());
-    output::write_bytes(dir, &name, &bytes)
-        .and_then(output::Pending::commit)
+    files::write_bytes(dir, &name, &bytes)
+        .and_then(files::Pending::commit)
         .map_err(output_error)
 }

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
 
 use super::{Cli, Signals};
-use crate::output;
+use crate::files;
 use crate::scenario::{self, schema, templates};
 
 #[derive(Debug, clap::Args)]
@@ -127,10 +127,10 @@ pub(super) fn init(args: &InitArgs, signals: &Signals) -> Result<()> {
         Ok(existing) => existing != schema_text && (args.force || is_our_schema(&existing)),
     };
     signals.begin_work();
-    let mut staged = output::Staged::default();
-    staged.push(output::write_bytes(&dir, &file_name, text.as_bytes())?);
+    let mut staged = files::Staged::default();
+    staged.push(files::write_bytes(&dir, &file_name, text.as_bytes())?);
     if write_schema {
-        staged.push(output::write_bytes(
+        staged.push(files::write_bytes(
             &dir,
             SCHEMA_FILE,
             schema_text.as_bytes(),
@@ -191,12 +191,12 @@ pub(super) fn man(args: &ManArgs, signals: &Signals) -> Result<()> {
                 .context("cannot write to stdout")
         }
         Some(dir) => {
-            output::create_dir(dir)?;
+            files::create_dir(dir)?;
             signals.begin_work();
-            let mut staged = output::Staged::default();
+            let mut staged = files::Staged::default();
             let mut names = Vec::new();
             for (name, page) in pages(command)? {
-                staged.push(output::write_bytes(dir, &name, &page)?);
+                staged.push(files::write_bytes(dir, &name, &page)?);
                 names.push(name);
             }
             staged.commit_all()?;

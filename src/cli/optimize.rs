@@ -6,8 +6,8 @@ use anyhow::Result;
 
 use super::{ScenarioArgs, Session, Signals};
 use crate::app;
+use crate::files;
 use crate::optimize::{self, Search, result};
-use crate::output;
 use crate::scenario::run_overrides;
 use crate::sweep::Vary;
 
@@ -153,10 +153,10 @@ pub(super) fn optimize(
 
 fn written(outcome: &optimize::Outcome, no_charts: bool) -> String {
     let mut files = vec![
-        output::optimize::TABLE_FILE,
-        output::optimize::RECOMMENDATION_FILE,
-        output::optimize::INFO_FILE,
-        output::optimize::JOURNAL_FILE,
+        files::optimize::TABLE_FILE,
+        files::optimize::RECOMMENDATION_FILE,
+        files::optimize::INFO_FILE,
+        files::optimize::JOURNAL_FILE,
     ];
     if outcome.best.is_some() {
         files.push("best/ (the chosen candidate's run)");

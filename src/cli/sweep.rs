@@ -7,7 +7,6 @@ use anyhow::Result;
 use super::{ScenarioArgs, Session, Signals};
 use crate::app;
 use crate::format::thousands;
-use crate::output;
 use crate::scenario::{self, run_overrides};
 use crate::sweep::{self, Sampling, Shard, Vary};
 
@@ -152,10 +151,7 @@ fn report(swept: &app::sweep::SweepOutcome) {
     let run = &outcome.invocation;
     let charts = match charts {
         0 => String::new(),
-        n => format!(
-            ", {n} chart files (PNG, SVG), {}",
-            output::report::FILE_NAME
-        ),
+        n => format!(", {n} chart files (PNG, SVG), {}", crate::report::FILE_NAME),
     };
     let what = match &outcome.shard {
         Some(shard) => format!(
@@ -173,7 +169,7 @@ fn report(swept: &app::sweep::SweepOutcome) {
     let relevant = sweep::plan::relevance(info);
     print!(
         "{}",
-        output::best_points(
+        crate::terminal::best_points(
             &info.currency,
             &info.strategies,
             &parameters,

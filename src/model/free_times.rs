@@ -2,7 +2,7 @@
 //! GPUs, kept up to date as jobs start and end, so that EASY backfill's reservation costs
 //! O(log nodes) per query instead of a walk over every node and run of the pool.
 //!
-//! [`super::reservation::reserve`] is the specification: it lists every node's outlook, sorts
+//! `model::reservation::reserve` (compiled for tests only) is the specification: it lists every node's outlook, sorts
 //! and walks it. [`FreeTimes`] answers exactly what it answers (the same shadow time, nodes,
 //! spare GPUs and extra GPUs, ties broken alike); a property test compares the two on random
 //! pools. Each part of the index keeps a list of the nodes changed since it was last read and

@@ -268,7 +268,7 @@ impl NodeSet {
     }
 
     /// EASY backfill's reservation on this pool for a blocked gang of `gpus` (see
-    /// [`super::reservation`] for what it means), or None if its nodes plus
+    /// `model::reservation`, the tests' specification, for what it means), or None if its nodes plus
     /// `new_nodes_allowed` new ones can never hold it.
     pub fn reserve(
         &mut self,

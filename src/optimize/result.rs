@@ -7,8 +7,8 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 use super::select::{Holding, Reason, Status, Stop};
 use super::space::Point;
 use super::{Prepared, json};
+use crate::files::Cell;
 use crate::format::significant;
-use crate::output::Cell;
 use crate::records::{Choice, ConstraintValue, Interval, Recommendation};
 use crate::stats::{Estimate, estimate};
 

@@ -22,7 +22,7 @@ use super::SweepError;
 use super::folder::{self, INVOCATION, point_dir};
 use super::plan::{Plan, PlannedPoint, label};
 use super::shard::{Shard, points_of};
-use crate::output::{self, PointSummary};
+use crate::files::{self, PointSummary};
 use crate::progress::Progress;
 use crate::records::{ChargePeriod, InvocationInfo, RunOutput, ShardInfo, SweepInfo, UnitResult};
 use crate::runner::{self, RunError, Unit};
@@ -75,7 +75,7 @@ pub fn execute(
     let out = &options.out;
     let info = &plan.info;
     folder::prepare(out, info, options.force)?;
-    output::write_json(out, folder::SWEEP_JSON, info)?.commit()?;
+    files::write_json(out, folder::SWEEP_JSON, info)?.commit()?;
 
     let shard = options.shard.filter(|s| s.count > 1);
     let selected: Vec<&PlannedPoint> = match shard {
@@ -137,7 +137,7 @@ pub fn execute(
                 shards: shard.count,
                 points: selected.iter().map(|p| p.point().id.clone()).collect(),
             };
-            output::write_json(out, &shard.marker_name(), &marker)?.commit()?;
+            files::write_json(out, &shard.marker_name(), &marker)?.commit()?;
         }
     }
     let wall_time_s = started.elapsed().as_secs_f64();
@@ -165,7 +165,7 @@ pub fn execute(
         merged: Vec::new(),
     };
     let name = shard.map_or_else(|| INVOCATION.to_string(), Shard::invocation_name);
-    output::write_json(out, &name, &invocation)?.commit()?;
+    files::write_json(out, &name, &invocation)?.commit()?;
     Ok(Outcome {
         invocation,
         summaries,
@@ -359,7 +359,7 @@ fn write_point(
     }
     let info = point.run_info.clone().with_results(&run_output);
     let dir = point_dir(out, point.point());
-    output::create_dir(&dir)?;
-    output::write_results(&dir, &point.config, &run_output, &info, false)?;
+    files::create_dir(&dir)?;
+    files::write_results(&dir, &point.config, &run_output, &info, false)?;
     Ok(())
 }

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use super::SweepError;
 use super::plan::cells;
-use crate::output::{self, PointSummary};
+use crate::files::{self, PointSummary};
 use crate::records::{RunInfo, ShardInfo, SummaryRow, SweepInfo, SweepPoint};
 
 pub const SWEEP_JSON: &str = "sweep.json";
@@ -33,7 +33,7 @@ pub fn point_dir(dir: &Path, point: &SweepPoint) -> PathBuf {
 
 /// The sweep a folder holds, if any.
 pub fn read_info(dir: &Path) -> Result<Option<SweepInfo>, SweepError> {
-    Ok(output::read_json(&dir.join(SWEEP_JSON))?)
+    Ok(files::read_json(&dir.join(SWEEP_JSON))?)
 }
 
 /// What a point's folder holds.
@@ -51,14 +51,14 @@ pub enum PointState {
 /// The state of `point` in `dir`.
 pub fn point_state(dir: &Path, point: &SweepPoint) -> PointState {
     let point_dir = point_dir(dir, point);
-    let Ok(Some(info)) = output::read_json::<RunInfo>(&point_dir.join("run.json")) else {
+    let Ok(Some(info)) = files::read_json::<RunInfo>(&point_dir.join("run.json")) else {
         return PointState::Missing;
     };
     if info.sweep_point.as_ref() != Some(point) {
         return PointState::Missing;
     }
     for file in &info.files {
-        if let Err(problem) = output::manifest::check(&point_dir, file) {
+        if let Err(problem) = files::manifest::check(&point_dir, file) {
             return PointState::Damaged(point_dir.join(&file.name), problem);
         }
     }
@@ -83,7 +83,7 @@ pub fn markers(dir: &Path, sweep_id: &str) -> Result<Vec<ShardInfo>, SweepError>
         if name.starts_with("shard-")
             && name.contains("-of-")
             && name.ends_with(".json")
-            && let Some(marker) = output::read_json::<ShardInfo>(&entry.path())?
+            && let Some(marker) = files::read_json::<ShardInfo>(&entry.path())?
             && marker.sweep_id == sweep_id
         {
             found.push(marker);
@@ -102,7 +102,7 @@ pub fn summaries<'a>(
     points
         .map(|point| {
             let summary: Vec<SummaryRow> =
-                output::read_csv(&point_dir(dir, point).join("summary.csv"))?;
+                files::read_csv(&point_dir(dir, point).join("summary.csv"))?;
             Ok(PointSummary {
                 index: point.index,
                 values: cells(info, point),
@@ -120,8 +120,8 @@ pub fn write_sweep_csv(
     summaries: &[PointSummary],
 ) -> Result<PathBuf, SweepError> {
     let parameters: Vec<String> = info.parameters.iter().map(|p| p.path.clone()).collect();
-    let (header, rows) = output::sweep_rows(&parameters, summaries, &info.currency);
-    Ok(output::write_table(dir, SWEEP_CSV, &header, &rows)?.commit()?)
+    let (header, rows) = files::sweep_rows(&parameters, summaries, &info.currency);
+    Ok(files::write_table(dir, SWEEP_CSV, &header, &rows)?.commit()?)
 }
 
 /// Makes sure `dir` may receive `info`'s results: it is new, empty, or holds the same sweep
@@ -129,13 +129,13 @@ pub fn write_sweep_csv(
 /// sweep are removed first.
 pub fn prepare(dir: &Path, info: &SweepInfo, force: bool) -> Result<(), SweepError> {
     if dir.exists() && !dir.is_dir() {
-        return Err(output::OutputError::NotAFolder {
+        return Err(files::OutputError::NotAFolder {
             dir: dir.to_path_buf(),
         }
         .into());
     }
     if !dir.exists() {
-        output::create_dir(dir)?;
+        files::create_dir(dir)?;
         return Ok(());
     }
     let existing = read_info(dir);
@@ -160,7 +160,7 @@ pub fn prepare(dir: &Path, info: &SweepInfo, force: bool) -> Result<(), SweepErr
                 .map(|entries| {
                     entries.flatten().all(|e| {
                         let name = e.file_name().to_string_lossy().into_owned();
-                        name.ends_with(".partial") || output::lock::is_lock_file(&name)
+                        name.ends_with(".partial") || files::lock::is_lock_file(&name)
                     })
                 })
                 .unwrap_or(false);
@@ -187,10 +187,10 @@ fn clear(dir: &Path) -> Result<(), SweepError> {
             || name == SWEEP_CSV
             || (name.starts_with("invocation") && name.ends_with(".json"))
             || (name.starts_with("shard-") && name.ends_with(".json"))
-            || output::charts::sweep::is_chart_file(&name)
-            || name == output::report::FILE_NAME;
+            || crate::charts::sweep::is_chart_file(&name)
+            || name == crate::report::FILE_NAME;
         if ours && entry.path().is_file() {
-            output::remove(&entry.path())?;
+            files::remove(&entry.path())?;
         }
     }
     let points = dir.join(POINTS);
@@ -223,11 +223,11 @@ fn clear_point(point: &Path) -> Result<(), SweepError> {
             other => other["name"].as_str().unwrap_or_default().to_string(),
         };
         let path = point.join(&name);
-        if output::manifest::is_plain_name(&name) && path.is_file() {
-            output::remove(&path)?;
+        if files::manifest::is_plain_name(&name) && path.is_file() {
+            files::remove(&path)?;
         }
     }
-    output::remove(&run_json)?;
+    files::remove(&run_json)?;
     Ok(())
 }
 
@@ -260,7 +260,7 @@ pub fn difference(a: &SweepInfo, b: &SweepInfo) -> String {
 /// The entries of `dir`, or an error naming it.
 fn read_dir(dir: &Path) -> Result<std::fs::ReadDir, SweepError> {
     std::fs::read_dir(dir).map_err(|source| {
-        output::OutputError::Read {
+        files::OutputError::Read {
             path: dir.to_path_buf(),
             source,
         }

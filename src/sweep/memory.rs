@@ -9,7 +9,7 @@ use super::SweepError;
 use super::execute::run_points;
 use super::folder::{SWEEP_CSV, SWEEP_JSON};
 use super::plan::{Plan, PlannedPoint, cells};
-use crate::output::{self, PointSummary, Table};
+use crate::files::{self, PointSummary, Table};
 use crate::records::{RunOutput, SummaryRow};
 
 /// A file's name and bytes.
@@ -44,7 +44,7 @@ pub fn run_in_memory(plan: &Plan, stop: &AtomicBool) -> Result<SweepFiles, Sweep
     let slots: Vec<Mutex<Option<Done>>> = points.iter().map(|_| Mutex::new(None)).collect();
     let done = |t: usize, run_output: RunOutput| -> Result<(), SweepError> {
         let run_info = points[t].run_info.clone().with_results(&run_output);
-        let files = output::in_memory(&run_output, &run_info, false);
+        let files = files::in_memory(&run_output, &run_info, false);
         let summary = run_output.aggregates.summary;
         *slots[t].lock().expect("no thread panicked holding a slot") = Some((files, summary));
         Ok(())
@@ -69,7 +69,7 @@ pub fn run_in_memory(plan: &Plan, stop: &AtomicBool) -> Result<SweepFiles, Sweep
         });
     }
     let parameters: Vec<String> = info.parameters.iter().map(|p| p.path.clone()).collect();
-    let (header, rows) = output::sweep_rows(&parameters, &summaries, &info.currency);
+    let (header, rows) = files::sweep_rows(&parameters, &summaries, &info.currency);
     let (_, sweep_csv) = Table::of_cells(SWEEP_CSV, header, &rows).to_bytes();
     let sweep_json = serde_json::to_vec_pretty(info).expect("records serialize");
     Ok(SweepFiles {

@@ -15,7 +15,7 @@ use super::SweepError;
 use super::execute::Outcome;
 use super::folder::{self, INVOCATION, PointState, SWEEP_JSON, point_dir};
 use super::shard::{Shard, points_of};
-use crate::output;
+use crate::files;
 use crate::records::{InvocationInfo, RunInfo, ShardInfo, SweepInfo};
 
 #[derive(Debug, Clone)]
@@ -39,7 +39,7 @@ pub fn merge(
     let inputs = inputs(options)?;
     for dir in &inputs {
         // A shard still being written is not finished.
-        output::check_not_locked(dir)?;
+        files::check_not_locked(dir)?;
     }
     let (first_dir, info) = one_sweep(&inputs)?;
     let (shards, count) = shards(&inputs, &info)?;
@@ -48,7 +48,7 @@ pub fn merge(
     // Write: the sweep's description, each point (run.json last), then sweep.csv.
     let out = &options.out;
     folder::prepare(out, &info, options.force)?;
-    output::copy_file(&first_dir.join(SWEEP_JSON), out)?.commit()?;
+    files::copy_file(&first_dir.join(SWEEP_JSON), out)?.commit()?;
     for (done, (point, (from, run_info))) in info.points.iter().zip(&sources).enumerate() {
         if stop.load(Ordering::SeqCst) {
             return Err(SweepError::MergeInterrupted {
@@ -58,12 +58,12 @@ pub fn merge(
             });
         }
         let to = point_dir(out, point);
-        output::create_dir(&to)?;
+        files::create_dir(&to)?;
         // Checked above, copied as they are, run.json last (the point's completion marker).
         for file in &run_info.files {
-            output::copy_file(&from.join(&file.name), &to)?.commit()?;
+            files::copy_file(&from.join(&file.name), &to)?.commit()?;
         }
-        output::copy_file(&from.join("run.json"), &to)?.commit()?;
+        files::copy_file(&from.join("run.json"), &to)?.commit()?;
     }
     if stop.load(Ordering::SeqCst) {
         return Err(SweepError::MergeInterrupted {
@@ -92,7 +92,7 @@ pub fn merge(
         events_per_s: 0.0,
         merged: inputs.iter().map(|d| d.display().to_string()).collect(),
     };
-    output::write_json(out, INVOCATION, &invocation)?.commit()?;
+    files::write_json(out, INVOCATION, &invocation)?.commit()?;
     Ok((
         info,
         Outcome {

@@ -27,7 +27,7 @@ pub mod spec;
 
 use std::path::PathBuf;
 
-use crate::output::OutputError;
+use crate::files::OutputError;
 use crate::runner::RunError;
 use crate::scenario::ScenarioError;
 
@@ -194,7 +194,7 @@ fn missing_shards(missing: &[(u32, Vec<String>)], shards: u32) -> String {
 /// FNV-1a, 64 bits, as hex: a stable hash for ids and fingerprints (not `DefaultHasher`,
 /// whose output may change between Rust releases).
 pub fn fnv1a_hex(bytes: &[u8]) -> String {
-    crate::output::manifest::Fnv1a::of(bytes)
+    crate::files::manifest::Fnv1a::of(bytes)
 }
 
 #[cfg(test)]

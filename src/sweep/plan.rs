@@ -13,7 +13,7 @@ use toml::Value;
 use super::design::{grid, grid_size, lhs_unit, pick, random_unit};
 use super::spec::{Domain, Sampling, Spec, Vary};
 use super::{POINTS_MAX, SweepError, fnv1a_hex};
-use crate::output::Cell;
+use crate::files::Cell;
 use crate::records::{ChargePeriod, RunInfo, SweepInfo, SweepParameter, SweepPoint, SweepSampling};
 use crate::scenario::{
     Config, FieldKind, Loaded, Override, ScenarioError, Source, SweepFile, UnitDigest,

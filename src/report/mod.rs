@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use super::charts::ChartError;
-use super::{Staged, write_bytes};
+use crate::files::{Staged, write_bytes};
 
 /// The report's file name in a result or sweep folder.
 pub const FILE_NAME: &str = "report.html";

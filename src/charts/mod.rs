@@ -31,7 +31,7 @@ pub(crate) use input::read_csv;
 pub use input::{INPUT_FILES, Results, RunMeta};
 use style::{DrawResult, HEIGHT_PX, WIDTH_PX};
 
-use super::{OutputError, Staged, write_bytes};
+use crate::files::{OutputError, Staged, write_bytes};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ChartError {

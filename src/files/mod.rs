@@ -1,21 +1,16 @@
-//! Result files and what the terminal shows: CSV, `run.json`, charts, the summary table,
-//! progress.
+//! Result files: CSV, `run.json`, `sweep.json`, the manifest and the folder lock, and the
+//! staged write that every file of a result folder goes through.
 //!
-//! Only this module writes files. Every file is written under a temporary name and renamed
+//! Every file of a result folder is written through this module. Every file is written under a temporary name and renamed
 //! into place once complete, so a crash or Ctrl-C leaves whole files or none.
 
-mod cells;
-pub mod charts;
-pub mod focus;
+pub mod cells;
 pub mod lock;
 pub mod manifest;
 pub mod optimize;
-pub mod report;
 pub mod run_shard;
-mod summary_table;
-mod sweep_table;
+pub mod sweep_table;
 pub mod tables;
-mod terminal;
 
 use std::fs;
 use std::io::Write;
@@ -29,10 +24,8 @@ use crate::scenario::Config;
 use manifest::{Fnv1a, Hashing};
 
 pub use lock::{DirLock, LockMode, check_not_locked, lock_dir};
-pub use summary_table::summary_table;
-pub use sweep_table::{PointSummary, best_points, sweep_rows};
+pub use sweep_table::{PointSummary, sweep_rows};
 pub use tables::{Table, in_memory, run_tables};
-pub use terminal::TerminalProgress;
 
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {

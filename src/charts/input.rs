@@ -283,7 +283,7 @@ pub(crate) fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, Chart
     for (line, record) in reader.records().enumerate() {
         let record = record.map_err(csv_error)?;
         // An empty cell is an undefined number (NaN); line 1 is the header.
-        let row = crate::output::cells::from_record(&header, &record).map_err(|error| {
+        let row = crate::files::cells::from_record(&header, &record).map_err(|error| {
             ChartError::Cell {
                 path: path.to_path_buf(),
                 message: format!("line {}: {error}", line + 2),

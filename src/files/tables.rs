@@ -9,10 +9,10 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::focus;
 use super::manifest::Fnv1a;
 use super::sweep_table::STAT_COLUMNS;
 use super::{Cell, Money, cells};
+use crate::focus;
 use crate::records::{
     FileRecord, FocusRow, FocusUnits, GroupSummaryRow, RunInfo, RunOutput, ServicePeriodRow,
 };

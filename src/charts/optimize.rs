@@ -15,7 +15,7 @@ use plotters::prelude::*;
 
 use super::style::{self, DrawResult, INK, LegendItem, MUTED, Swatch, font};
 use super::{ChartError, Drawing, render_png, render_svg};
-use crate::output::optimize::{RECOMMENDATION_FILE, TABLE_FILE};
+use crate::files::optimize::{RECOMMENDATION_FILE, TABLE_FILE};
 
 /// File stem of the chart.
 pub const STEM: &str = "optimize_cost_vs_constraint";

@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use super::super::charts::{Chart, ChartError, Results, read_csv};
-use super::super::summary_table::{NoteInput, notes_of};
 use super::html::{Table, escape, figure, list, page};
 use super::readings::{difference_cell, reading};
 use crate::format::{money, thousands};
 use crate::records::GroupSummaryRow;
+use crate::terminal::{NoteInput, notes_of};
 
 /// The page of the result folder `dir`.
 pub fn html(dir: &Path, stop: &AtomicBool) -> Result<String, ChartError> {
@@ -31,9 +31,7 @@ pub fn html(dir: &Path, stop: &AtomicBool) -> Result<String, ChartError> {
         body,
         "<p class=\"muted\">{} strategies \u{d7} {} over {} months from {} (money in {}, amortised view unless it says cash).</p>",
         results.strategies.len(),
-        escape(&crate::output::charts::style::replications(
-            meta.replications
-        )),
+        escape(&crate::charts::style::replications(meta.replications)),
         results.months.len(),
         escape(results.months.first().map_or("-", String::as_str)),
         escape(&meta.currency)

@@ -29,8 +29,8 @@ pub const HEIGHT_PX: u32 = 1000;
 /// CSS `font-family`, so a viewer uses DejaVu Sans where installed and its sans-serif elsewhere.
 pub const FONT: &str = "DejaVu Sans, sans-serif";
 
-static REGULAR_TTF: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
-static BOLD_TTF: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans-Bold.ttf");
+static REGULAR_TTF: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+static BOLD_TTF: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-Bold.ttf");
 
 /// Makes the bundled font known to plotters (once per process): no system font is ever read.
 pub fn register_fonts() {
