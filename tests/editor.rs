@@ -159,14 +159,14 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("availability_trace_bad_gap", NotExpressible), // the trace's contents
         ("checkpoint_every_word", Expressible),  // a number or "auto"
         ("date_in_another_format", Expressible), // YYYY-MM-DD
-        ("deadline_safety_without_policy", NotExpressible), // a strategy's two fields: not in the schema yet
-        ("discount_above_one", Expressible),                // maximum 1
+        ("deadline_safety_without_policy", Expressible), // if deadline_safety_h then the policy
+        ("discount_above_one", Expressible),     // maximum 1
         ("duplicate_key", NotToml),
         ("duplicate_pool_name", NotExpressible), // unique by a property
         ("duplicate_strategy_name", NotExpressible),
         ("duplicate_workload_name", NotExpressible),
         ("egress_without_site", Expressible), // if egress above 0 then site
-        ("provider_null_word", NotExpressible), // words FOCUS readers take for null
+        ("provider_null_word", Expressible),  // not the words FOCUS readers take for null
         ("region_with_slash", Expressible),   // the name pattern
         ("empirical_not_ending_at_one", NotExpressible), // the last point's probability
         ("empty_file", Expressible),          // required fields
@@ -208,9 +208,12 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("service_replica_larger_than_a_node", NotExpressible),
         ("service_reserve_on_spot", NotExpressible),
         ("service_with_no_pool", NotExpressible),
-        ("spot_policy_fallback_without_count", NotExpressible), // a strategy's two fields: not in the schema yet
-        ("start_out_of_range", Expressible),                    // years 1970-2200
-        ("strategy_unknown_pool", NotExpressible),              // a name defined elsewhere
+        ("spot_policy_fallback_without_count", Expressible), // if the policy then its count
+        ("spot_without_preemption", Expressible),            // anyOf preemption or capacity
+        ("start_out_of_range", Expressible),                 // years 1970-2200
+        ("strategy_pool_twice", Expressible),                // uniqueItems
+        ("strategy_unknown_pool", NotExpressible),           // a name defined elsewhere
+        ("strategy_without_pools", Expressible),             // required
         ("syntax_unclosed_header", NotToml),
         ("syntax_unquoted_value", NotToml),
         ("team_with_slash", Expressible),
@@ -242,8 +245,8 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("wave_fraction_above_one", Expressible),
         ("weekly_profile_too_short", Expressible), // 7 items
         ("window_and_episodes", Expressible),      // not both
-        ("window_bad_time", NotExpressible),       // the window grammar
-        ("window_unknown_days", NotExpressible),
+        ("window_bad_time", Expressible),          // the window grammar, a pattern
+        ("window_unknown_days", Expressible),
         ("wrong_type_bool", Expressible),
         ("wrong_type_float_count", Expressible),
         ("wrong_type_string", Expressible),

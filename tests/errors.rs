@@ -260,6 +260,18 @@ const BAD_FILES: &[Bad] = &[
         "line 49: `strategy.hybrid.pools` is empty: list the pools this strategy uses",
     ),
     bad(
+        "strategy_without_pools",
+        "line 47: `strategy.hybrid.pools` is empty: list the pools this strategy uses",
+    ),
+    bad(
+        "strategy_pool_twice",
+        "line 49: `strategy.hybrid.pools` names pool `dgx` twice",
+    ),
+    bad(
+        "spot_without_preemption",
+        "line 28: `pool.spot.preemption` is missing: preemption = { mean_h = 30 }",
+    ),
+    bad(
         "gpu_no_pool_offers",
         "line 13: `workload.train.gpu` names GPU type `A100` that no pool offers and [gpu_speed] does not name (did you mean `H100`?); pools offer: H100",
     ),

@@ -15,7 +15,7 @@ use fleetsim::focus;
 use fleetsim::records::{ChargePeriod, Decimal, FocusRow};
 use fleetsim::runner;
 
-use crate::common::{config, fleetsim, temp_dir};
+use crate::common::{config, fleetsim, skip_or_fail, temp_dir};
 
 /// Four strategies over January 2027 (31 days), one pool each, and two jobs: `train` (team
 /// research) takes 8 GPUs from 20:00 on day 0 for 10 h (4 h on day 0, 6 h on day 1), `serve`
@@ -839,12 +839,15 @@ fn issue_15_focus_needs_an_iso_currency() {
 #[test]
 fn issue_15_every_csv_reads_cleanly_in_python() {
     let python = std::env::var("FLEETSIM_PYTHON").unwrap_or_else(|_| "python3".into());
-    if std::process::Command::new(&python)
+    if !std::process::Command::new(&python)
         .arg("--version")
         .output()
-        .is_err()
+        .is_ok_and(|out| out.status.success())
     {
-        eprintln!("skipped: no `{python}` to read the files with (set FLEETSIM_PYTHON)");
+        skip_or_fail(&format!(
+            "no `{python}` to read the files with (set FLEETSIM_PYTHON, or as root: \
+             .ci/install-test-tools python)"
+        ));
         return;
     }
     let dir = temp_dir("clean-cells");
@@ -1074,7 +1077,8 @@ fn issue_15_empty_cells_read_back_for_plot_and_resume() {
 
 /// docs/finops.md's pandas and DuckDB examples, run on a fresh export: the Python of
 /// `FLEETSIM_FOCUS_PYTHON` (`.ci/run` sets it to the FOCUS validator's environment, which has
-/// both), else `python3`; skipped, saying so, when neither has pandas and duckdb.
+/// both), else `python3`; when it has no pandas and duckdb the test prints `SKIPPED:`, or
+/// fails under CI.
 #[test]
 fn issue_15_the_finops_examples_run() {
     let python = std::env::var("FLEETSIM_FOCUS_PYTHON").unwrap_or_else(|_| "python3".into());
@@ -1083,7 +1087,10 @@ fn issue_15_the_finops_examples_run() {
         .output()
         .is_ok_and(|out| out.status.success());
     if !has {
-        eprintln!("skipped: `{python}` has no pandas and duckdb (set FLEETSIM_FOCUS_PYTHON)");
+        skip_or_fail(&format!(
+            "`{python}` has no pandas and duckdb (set FLEETSIM_FOCUS_PYTHON to a Python that \
+             has them; .ci/run makes one)"
+        ));
         return;
     }
     let doc = std::fs::read_to_string("docs/finops.md").unwrap();

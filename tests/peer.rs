@@ -3,10 +3,12 @@
 //! fleetsim on random job sets (fixed seed) and compares every job's start time. A start time
 //! that differs where no tie-break the docs leave open matters fails the test; the script's
 //! output names the job, both start times and the queue state. Needs `python3` (standard
-//! library only); without it the test is skipped with a message, never failed.
+//! library only); without it the test prints `SKIPPED:`, or fails under CI.
 
 use std::path::Path;
 use std::process::Command;
+
+use crate::common::skip_or_fail;
 
 /// Cases compared (plus two fixed cases on the 100-jobs bound of a pass): about 10-20 s.
 const CASES: &str = "10";
@@ -17,7 +19,9 @@ fn start_times_agree_with_the_peer_model() {
     let python = match Command::new("python3").arg("--version").output() {
         Ok(out) if out.status.success() => "python3",
         _ => {
-            eprintln!("skipped: python3 is not available, so the peer model cannot run");
+            skip_or_fail(
+                "no python3 to run the peer model (as root: .ci/install-test-tools python)",
+            );
             return;
         }
     };

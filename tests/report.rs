@@ -1,15 +1,16 @@
 //! `report.html` end to end (issue 18, item 1): written by `run` (and `fleetsim report DIR`),
 //! self-contained (no script, nothing to fetch), user text escaped, every chart inlined with
 //! a reading checked against summary.csv; then rendered in headless Chromium (Debian's
-//! `chromium`, installed with apt-get when missing and we are root; otherwise the test says
-//! why and passes): it loads without console errors, requests nothing from the network (its
-//! net log, against a control page that does fetch), and its screenshot is not blank.
+//! `chromium`, which `.ci/install-test-tools chromium` installs; without it the test prints
+//! `SKIPPED:`, or fails under CI): it loads without console errors, requests nothing from the
+//! network (its net log, against a control page that does fetch), and its screenshot is not
+//! blank.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{fleetsim, temp_dir};
+use crate::common::{fleetsim, skip_or_fail, temp_dir};
 
 /// The chart fixture's scenario with a description that tries to inject HTML.
 fn hostile_scenario(dir: &Path) -> PathBuf {
@@ -169,10 +170,11 @@ fn report_names_a_folder_that_is_not_a_result_folder() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Chromium, installed with apt-get when missing and we may; Err says why not.
+/// Chromium on the PATH; Err says why not and how to get it (the tests install nothing).
 fn chromium() -> Result<PathBuf, String> {
-    let find = || {
-        ["chromium", "chromium-browser"].iter().find_map(|name| {
+    ["chromium", "chromium-browser"]
+        .iter()
+        .find_map(|name| {
             let out = Command::new("sh")
                 .args(["-c", &format!("command -v {name}")])
                 .output()
@@ -180,33 +182,10 @@ fn chromium() -> Result<PathBuf, String> {
             let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
             (out.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
         })
-    };
-    if let Some(path) = find() {
-        return Ok(path);
-    }
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    if !root {
-        return Err("chromium is not installed and we are not root to apt-get it".into());
-    }
-    let apt = |args: &[&str]| {
-        // The Slurm tests may be installing packages at the same time: wait for dpkg's lock.
-        Command::new("apt-get")
-            .args(["-o", "DPkg::Lock::Timeout=600"])
-            .args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if !apt(&["install", "-y", "-q", "chromium"]) {
-        let _ = apt(&["update", "-q"]);
-        if !apt(&["install", "-y", "-q", "chromium"]) {
-            return Err("apt-get install chromium failed".into());
-        }
-    }
-    find().ok_or_else(|| "chromium is still not on PATH after apt-get".into())
+        .ok_or_else(|| {
+            "no chromium or chromium-browser on PATH (as root: .ci/install-test-tools chromium)"
+                .into()
+        })
 }
 
 /// Hosts Chromium itself talks to (updates, time, accounts, dictionaries, its new-tab page's
@@ -294,7 +273,7 @@ fn the_report_renders_in_headless_chromium_offline_and_not_blank() {
     let chromium = match chromium() {
         Ok(path) => path,
         Err(why) => {
-            println!("skipped: {why}");
+            skip_or_fail(&why);
             return;
         }
     };

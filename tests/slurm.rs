@@ -1,62 +1,79 @@
 //! A sharded sweep on a real Slurm cluster (issue 5): starts a single-node cluster from Debian's
-//! packages with `deploy/slurm/start-local-cluster.sh` (which installs them if they are
-//! missing), runs a sweep as an array job plus a dependent merge job with
-//! `deploy/slurm/sweep.sh`, compares the merged folder with the unsharded sweep byte for byte,
-//! and stops the cluster, also when the test fails. Every wait is bounded (`timeout`), and a
-//! failure prints the Slurm logs.
+//! packages with `deploy/slurm/start-local-cluster.sh`, runs a sweep as an array job plus a
+//! dependent merge job with `deploy/slurm/sweep.sh`, compares the merged folder with the
+//! unsharded sweep byte for byte, and stops the cluster, also when the test fails. Every wait is
+//! bounded (`timeout`), and a failure prints the Slurm logs.
 //!
-//! About 10 s with the packages installed (start ~1 s, jobs ~3 s, stop ~4 s); installing them
-//! adds 10-25 s. Without root, or without Slurm and apt-get to install it, the test says why on
-//! stderr and passes without running: such a machine cannot fail it. `FLEETSIM_SKIP_SLURM=1`
-//! skips it outside CI (`CI` unset) on any machine.
+//! About 10 s (start ~1 s, jobs ~3 s, stop ~4 s). The tests install nothing: without root, or
+//! without the packages (`.ci/install-test-tools slurm slurm-accounting` installs them, as
+//! root), or with `FLEETSIM_SKIP_SLURM` set, a test prints `SKIPPED:` with the reason and
+//! passes, or fails under CI (`common::skip_or_fail`).
 //!
 //! A second test (issue 12) starts a cluster with 8 GPUs and accounting (slurmdbd and a private
 //! MariaDB), runs a few dozen GPU jobs, takes their history with `sacct` and replays it: the
-//! busy GPU-hours must be those Slurm accounted. About 60-80 s with the packages installed;
-//! installing `slurmdbd mariadb-server` adds about 25 s. It skips on the same terms. The two
-//! tests take turns (one cluster at a time: the machine has 2 cores, and apt-get installs one
-//! set of packages at a time).
+//! busy GPU-hours must be those Slurm accounted. About 60-80 s; it also needs `slurmdbd
+//! mariadb-server`, and skips on the same terms. The two tests take turns (one cluster at a
+//! time: the machine has 2 cores).
 
-use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::common::{assert_same_tree, fleetsim, temp_dir};
+use crate::common::{assert_same_tree, fleetsim, skip_or_fail, temp_dir};
 
 /// One test cluster at a time.
 static CLUSTER: Mutex<()> = Mutex::new(());
 
-/// Daemons and tools of the test cluster, and with accounting.
-const SLURM_COMMANDS: [&str; 4] = ["slurmctld", "slurmd", "sbatch", "munged"];
-const ACCOUNTING_COMMANDS: [&str; 7] = [
+/// Daemons and tools of the test cluster (those start-local-cluster.sh asks for), and with
+/// accounting (and `sacct`, which the test runs).
+const SLURM_COMMANDS: [&str; 7] = [
     "slurmctld",
     "slurmd",
     "sbatch",
+    "sinfo",
+    "squeue",
+    "scancel",
     "munged",
+];
+const ACCOUNTING_COMMANDS: [&str; 14] = [
+    "slurmctld",
+    "slurmd",
+    "sbatch",
+    "sinfo",
+    "squeue",
+    "scancel",
+    "munged",
+    "sacct",
+    "sacctmgr",
     "slurmdbd",
     "mariadbd",
     "mariadb-install-db",
+    "mariadb-admin",
+    "mariadb",
 ];
 
-/// Whether a test of `what` does not run here (saying why): `FLEETSIM_SKIP_SLURM` outside CI,
-/// or a machine that cannot run a cluster needing `commands`.
+/// Whether a test of `what` does not run here, after saying why ([`skip_or_fail`], which fails
+/// the test under CI): `FLEETSIM_SKIP_SLURM` set, or a machine that cannot run a cluster needing
+/// `commands`.
 fn skip(commands: &[&str], what: &str) -> bool {
-    if std::env::var_os("FLEETSIM_SKIP_SLURM").is_some() && std::env::var_os("CI").is_none() {
-        skipped("FLEETSIM_SKIP_SLURM is set", what);
-        return true;
+    let reason = if std::env::var_os("FLEETSIM_SKIP_SLURM").is_some() {
+        Some("FLEETSIM_SKIP_SLURM is set".to_string())
+    } else {
+        cannot_run_here(commands)
+    };
+    match reason {
+        Some(reason) => {
+            skip_or_fail(&format!("{reason}; {what} is not tested on this machine"));
+            true
+        }
+        None => false,
     }
-    if let Some(reason) = cannot_run_here(commands) {
-        skipped(&reason, what);
-        return true;
-    }
-    false
 }
 
-/// Longest waits, seconds: starting includes installing packages.
-const START_TIMEOUT_S: u32 = 600;
+/// Longest waits, seconds.
+const START_TIMEOUT_S: u32 = 120;
 const SWEEP_TIMEOUT_S: u32 = 120;
 const STOP_TIMEOUT_S: u32 = 60;
 
@@ -166,29 +183,32 @@ fn free_port_pair() -> u16 {
 }
 
 /// Why this machine cannot run the test cluster, if it cannot: its daemons run as root, and
-/// missing packages are installed with apt-get.
+/// its packages must be installed (the tests install nothing).
 fn cannot_run_here(commands: &[&str]) -> Option<String> {
-    let uid = Command::new("id").arg("-u").output().ok()?;
-    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|uid| String::from_utf8_lossy(&uid.stdout).trim() == "0");
+    if !root {
         return Some("the test cluster's daemons run as root, and this test does not".into());
     }
-    let installed = commands.iter().all(|command| on_path(command));
-    if !installed && !on_path("apt-get") {
-        return Some(format!(
-            "{} are not all installed, and there is no apt-get to install them",
-            commands.join(", ")
-        ));
+    let missing: Vec<&str> = commands
+        .iter()
+        .copied()
+        .filter(|command| !on_path(command))
+        .collect();
+    if missing.is_empty() {
+        return None;
     }
-    None
-}
-
-/// Says on stderr why the test did not run. Written to the stream itself, not with
-/// `eprintln!`, so that the test harness shows it even though the test passes.
-fn skipped(reason: &str, what: &str) {
-    let _ = writeln!(
-        std::io::stderr(),
-        "slurm test skipped: {reason}; {what} is not tested on this machine"
-    );
+    let groups = if commands.contains(&"slurmdbd") {
+        "slurm slurm-accounting"
+    } else {
+        "slurm"
+    };
+    Some(format!(
+        "{} not installed (as root: .ci/install-test-tools {groups})",
+        missing.join(", ")
+    ))
 }
 
 /// Whether `command` is on the PATH (with /usr/sbin and /sbin, where Debian puts daemons).

@@ -6,6 +6,8 @@
 //! every path that starts at the crate root (`crate::x`, `crate::{x, y}`, or enough `super::`
 //! to climb out of the top module) names the top module it reaches. A failure names the file,
 //! the line and both layers. `main.rs` and `lib.rs` are the crate root, above every layer.
+//!
+//! Also that the tests install no system package.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -411,5 +413,62 @@ fn a_planted_bad_import_is_found_with_its_line() {
     assert_eq!(
         check("stats/mod.rs", inline),
         [(5, "files".to_string()), (7, "files".to_string())]
+    );
+}
+
+/// `cargo test` installs nothing (`.ci/install-test-tools` does, which `.ci/run`
+/// calls): no test source starts a package manager or asks start-local-cluster.sh to
+/// `--install`, and the other scripts the tests run name none. A test whose tool is missing
+/// calls `common::skip_or_fail` instead.
+#[test]
+fn no_test_installs_system_packages() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let this = root.join(file!());
+    let mut sources = Vec::new();
+    let mut folders = vec![root.join("tests")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("tests/ is readable") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs" || e == "py") && path != this {
+                sources.push(path);
+            }
+        }
+    }
+    assert!(sources.len() > 20, "{sources:?}");
+    let mut found = Vec::new();
+    for path in &sources {
+        let text = std::fs::read_to_string(path).expect("a test source");
+        for needle in [
+            "\"apt-get\"",
+            "\"apt\"",
+            "\"dpkg\"",
+            "\"pip\"",
+            "\"--install\"",
+        ] {
+            if text.contains(needle) {
+                found.push(format!("{}: {needle}", path.display()));
+            }
+        }
+    }
+    for script in [
+        "stop-local-cluster.sh",
+        "sweep.sh",
+        "shard.sbatch",
+        "merge.sbatch",
+    ] {
+        let path = root.join("deploy/slurm").join(script);
+        let text = std::fs::read_to_string(&path).expect("a deploy script");
+        for needle in ["apt-get", "dpkg", "pip install", "install-test-tools"] {
+            if text.contains(needle) {
+                found.push(format!("{}: {needle}", path.display()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the tests must install nothing; found:\n{}",
+        found.join("\n")
     );
 }

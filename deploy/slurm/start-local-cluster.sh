@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Starts a single-node Slurm cluster on this machine, for tests and demos of sharded sweeps.
 #
-#   deploy/slurm/start-local-cluster.sh [--dir DIR] [--port PORT] [--cpus N] [--gpus N] [--accounting]
+#   deploy/slurm/start-local-cluster.sh [--install] [--dir DIR] [--port PORT] [--cpus N] [--gpus N] [--accounting]
 #   export SLURM_CONF=DIR/slurm.conf       # then sbatch, squeue, ... talk to it
 #   deploy/slurm/stop-local-cluster.sh [--dir DIR]
 #
-# Installs Debian's Slurm and munge packages if they are missing (needs root and apt-get), then
-# starts a private munged, slurmctld and slurmd by hand: they need no service manager, no
-# cgroups and no configuration outside DIR (default /tmp/fleetsim-slurm). slurmctld listens on
-# PORT (default 6817) and slurmd on PORT+1, so several clusters can run side by side. The node
-# is called `localhost` whatever the host's name, and offers as many CPUs as `nproc` (--cpus:
-# more, overcommitted). --gpus N gives it N GPUs as a `gpu` GRES whose devices are links to
-# /dev/null: jobs ask for them with --gres=gpu:K and Slurm counts and accounts for them. --accounting also starts a
-# private MariaDB (port PORT+3, data in DIR/mysql) and slurmdbd (PORT+2), installing Debian's
-# `slurmdbd mariadb-server` if missing, so that sacct works.
+# Needs Debian's `slurmctld slurmd slurm-client munge`: a missing one is an error that names
+# it, unless --install, which installs what is missing (as root, with .ci/install-test-tools:
+# no recommends, and nothing already installed is upgraded). Then it starts a private munged,
+# slurmctld and slurmd by hand: they need no service manager, no cgroups and no configuration
+# outside DIR (default /tmp/fleetsim-slurm). slurmctld listens on PORT (default 6817) and slurmd
+# on PORT+1, so several clusters can run side by side. The node is called `localhost` whatever
+# the host's name, and offers as many CPUs as `nproc` (--cpus: more, overcommitted). --gpus N
+# gives it N GPUs as a `gpu` GRES whose devices are links to /dev/null: jobs ask for them with
+# --gres=gpu:K and Slurm counts and accounts for them. --accounting also starts a private
+# MariaDB (port PORT+3, data in DIR/mysql) and slurmdbd (PORT+2), so that sacct works; it needs
+# Debian's `slurmdbd mariadb-server` too.
 # Facts behind each setting: shared/notes/slurm-single-node.md of the project.
 set -euo pipefail
 
@@ -23,6 +25,7 @@ timeout_s=30
 cpus=$(nproc)
 gpus=0
 accounting=false
+install=false
 while [[ $# -gt 0 ]]; do
     case $1 in
         --dir) dir=$2; shift 2 ;;
@@ -31,6 +34,7 @@ while [[ $# -gt 0 ]]; do
         --cpus) cpus=$2; shift 2 ;;
         --gpus) gpus=$2; shift 2 ;;
         --accounting) accounting=true; shift ;;
+        --install) install=true; shift ;;
         -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "start-local-cluster.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -40,31 +44,32 @@ log() { echo "start-local-cluster: $*" >&2; }
 # The daemons live in /usr/sbin, which a non-login root shell may not have on its PATH.
 export PATH=$PATH:/usr/sbin:/sbin
 
-# 1. Packages. Installing does not start any service here (no systemd; policy-rc.d refuses).
+# 1. Packages: the tools of each, checked as .ci/install-test-tools checks them.
 packages=(slurmctld slurmd slurm-client munge)
-commands=(slurmctld slurmd sbatch munged)
+commands=(slurmctld slurmd sbatch sinfo squeue scancel munged)
+group=slurm
 if $accounting; then
     packages+=(slurmdbd mariadb-server)
-    commands+=(slurmdbd mariadbd mariadb-install-db)
+    commands+=(sacctmgr slurmdbd mariadbd mariadb-install-db mariadb-admin mariadb)
+    group=slurm-accounting
 fi
 missing=()
 for command in "${commands[@]}"; do
     command -v "$command" >/dev/null || missing+=("$command")
 done
 if [[ ${#missing[@]} -gt 0 ]]; then
-    if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
-        log "missing ${missing[*]}; install the Debian packages ${packages[*]} (as root: apt-get install ${packages[*]})"
+    installer=$(dirname "$0")/../../.ci/install-test-tools
+    if ! $install; then
+        log "missing ${missing[*]}: install Debian's ${packages[*]} (as root: $0 --install ...," \
+            "or apt-get install --no-install-recommends ${packages[*]})"
         exit 1
     fi
-    log "installing ${packages[*]} (missing: ${missing[*]})"
-    export DEBIAN_FRONTEND=noninteractive
-    # Another installer (a test installing Chromium at the same time) may hold dpkg's lock:
-    # wait for it rather than fail.
-    apt=(apt-get -o DPkg::Lock::Timeout=600)
-    if ! "${apt[@]}" install -y -qq --no-install-recommends "${packages[@]}" >/dev/null 2>&1; then
-        "${apt[@]}" update -qq
-        "${apt[@]}" install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+    if [[ ! -x $installer ]]; then
+        log "--install needs .ci/install-test-tools of a fleetsim clone beside deploy/; install ${packages[*]} by hand"
+        exit 1
     fi
+    # Installing does not start any service here (no systemd; policy-rc.d refuses).
+    "$installer" "$group"
 fi
 
 if [[ -f $dir/slurmctld.pid ]] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null; then

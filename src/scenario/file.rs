@@ -659,7 +659,7 @@ pub struct PoolFile {
     /// Who sells (or, on-prem, runs) the capacity, for the FOCUS export's ProviderName,
     /// PublisherName and InvoiceIssuerName (issue 15). Default: the pool's type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "shapes::name")]
+    #[schemars(schema_with = "shapes::team")]
     pub provider: Option<String>,
 }
 

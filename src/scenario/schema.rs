@@ -19,7 +19,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value as Json, json};
 
-use super::check::{DAILY_PRESETS, DISTRIBUTIONS, NUMBER_MAX, typed_fields};
+use super::check::{DAILY_PRESETS, DISTRIBUTIONS, NULL_WORDS, NUMBER_MAX, typed_fields};
 use super::file::{PoolType, ScenarioFile};
 use super::names::NAME_CHARS_MAX;
 
@@ -430,9 +430,19 @@ pub fn pool_types(schema: &mut Schema) {
                 .filter(|(_, applies_to)| !applies_to.contains(&pool_type))
                 .map(|(field, _)| (field.to_string(), Json::Bool(false)))
                 .collect();
+            let mut then = json!({ "required": required_for(pool_type), "properties": refused });
+            if pool_type == PoolType::Spot {
+                // A spot node must be able to go: preempted, or with capacity that comes and
+                // goes (which then preempts on its own).
+                then["anyOf"] = json!([
+                    { "required": ["preemption"] },
+                    { "required": ["availability_markov"] },
+                    { "required": ["availability_trace"] }
+                ]);
+            }
             json!({
                 "if": { "properties": { "type": { "const": pool_type.as_str() } } },
-                "then": { "required": required_for(pool_type), "properties": refused }
+                "then": then
             })
         })
         .collect();
@@ -440,6 +450,80 @@ pub fn pool_types(schema: &mut Schema) {
     rules.extend(money_rules());
     schema.insert("allOf".into(), Json::Array(rules));
     push_required(schema, &["gpu", "gpus_per_node"]);
+    // Labels of the FOCUS export: not a word its readers take for null.
+    if let Some(Json::Object(properties)) = schema.get_mut("properties") {
+        for field in ["provider", "region", "site"] {
+            if let Some(Json::Object(label)) = properties.get_mut(field) {
+                label.insert("not".into(), json!({ "pattern": null_words_pattern() }));
+            }
+        }
+    }
+}
+
+/// [`NULL_WORDS`] in any case, as a whole string: `^(?:[Nn][Uu][Ll][Ll]|...)$`.
+fn null_words_pattern() -> String {
+    let words: Vec<String> = NULL_WORDS.iter().map(|word| any_case(word)).collect();
+    format!("^(?:{})$", words.join("|"))
+}
+
+/// A pattern of `word` in any case, letter by letter (`[Mm][Oo][Nn]`): editors run the
+/// schema's patterns as JavaScript regular expressions, which have no inline flags.
+fn any_case(word: &str) -> String {
+    word.chars()
+        .map(|c| {
+            if c.is_ascii_alphabetic() {
+                format!("[{}{}]", c.to_ascii_uppercase(), c.to_ascii_lowercase())
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The grammar of [`crate::calendar::WeeklyWindows::parse`] as a pattern: clauses
+/// `<days> HH:MM-HH:MM` separated by `;`, each trimmed; the days are `daily`, `weekdays`,
+/// `weekends`, or a list (`,`) of days and ranges of days (`mon`, `Monday`, `mon-fri`; any
+/// case), and end at the clause's first space; a time has hours 0 to 24 and minutes 0 to 59 (24
+/// only as 24:00), each an unsigned integer as Rust parses one (`+` and leading zeros allowed).
+/// What a time range means (past midnight) is the parser's affair.
+fn window_pattern() -> String {
+    let days = [
+        "mon",
+        "tue",
+        "wed",
+        "thu",
+        "fri",
+        "sat",
+        "sun",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ];
+    let day = format!(
+        "(?:{})",
+        days.iter()
+            .map(|d| any_case(d))
+            .collect::<Vec<_>>()
+            .join("|")
+    );
+    // Whitespace but the space that ends the days.
+    let pad = r"[^\S ]*";
+    let part = format!("{pad}{day}{pad}(?:-{pad}{day}{pad})?");
+    let list = format!("(?:daily|weekdays|weekends|{part}(?:,{part})*){pad}");
+    let number = |digits: &str| format!(r"\+?0*{digits}");
+    let time = format!(
+        "(?:{}:{}|{}:{})",
+        number("(?:1[0-9]|2[0-3]|[0-9])"),
+        number("[0-5]?[0-9]"),
+        number("24"),
+        r"\+?0+"
+    );
+    let clause = format!(r"\s*{list} \s*{time}\s*-\s*{time}\s*");
+    format!("^{clause}(?:;{clause})*$")
 }
 
 /// The rules of issue 14's pool fields that tie one field to another, as the checks apply
@@ -468,6 +552,7 @@ fn money_rules() -> Vec<Json> {
             "electricity_trace",
         ]),
         json!({ "not": { "required": ["availability_trace", "availability_markov"] } }),
+        json!({ "dependencies": { "availability_start_h": ["availability_trace"] } }),
         needs_site("egress_per_gb"),
         needs_site("ingress_per_gb"),
         json!({ "dependencies": { "resale_fraction": ["available_until"] } }),
@@ -492,8 +577,15 @@ fn money_rules() -> Vec<Json> {
     ]
 }
 
-/// `availability`: a window or episodes, not both; episodes need their mean length.
+/// `availability`: a window (in the grammar of `window_pattern`) or episodes, not both;
+/// episodes need their mean length.
 pub fn window_or_episodes(schema: &mut Schema) {
+    if let Some(Json::Object(window)) = schema
+        .get_mut("properties")
+        .and_then(|properties| properties.get_mut("window"))
+    {
+        window.insert("pattern".into(), json!(window_pattern()));
+    }
     schema.insert(
         "not".into(),
         json!({ "required": ["window", "episodes_per_month"] }),
@@ -529,17 +621,48 @@ fn push_required(schema: &mut Schema, fields: &[&str]) {
     }
 }
 
-/// The rules of whole sections: what the top level, a workload, a service and a checkpoint
-/// require, and the fields that exclude each other.
+/// `[[strategy]]`: the spot policy's fields that go with one policy only, as the checks apply
+/// them.
+fn strategy_rules() -> Vec<Json> {
+    let policy = |name: &str| json!({ "spot_policy": { "const": name } });
+    vec![
+        json!({
+            "if": { "properties": policy("fallback_after"), "required": ["spot_policy"] },
+            "then": { "required": ["spot_fallback_after"] }
+        }),
+        json!({
+            "if": { "required": ["spot_fallback_after"] },
+            "then": { "properties": policy("fallback_after") }
+        }),
+        json!({
+            "if": { "required": ["deadline_safety_h"] },
+            "then": { "properties": policy("deadline_aware"), "required": ["spot_policy"] }
+        }),
+        json!({ "not": {
+            "properties": {
+                "spot_policy": { "const": "deadline_aware" },
+                "deadline_jobs_off_spot": { "const": true }
+            },
+            "required": ["spot_policy", "deadline_jobs_off_spot"]
+        } }),
+    ]
+}
+
+/// The rules of whole sections: what the top level, a workload, a service, a strategy and a
+/// checkpoint require, and the fields that exclude each other.
 fn root_rules(root: &mut Json) {
     let object = root.as_object_mut().expect("the root is an object");
     object.insert(
         "required".into(),
-        json!(["start", "horizon_months", "strategy"]),
+        json!(["start", "horizon_months", "pool", "strategy"]),
     );
+    // Work to serve: a workload or a service, at least one (an empty list is none).
     object.insert(
         "anyOf".into(),
-        json!([{ "required": ["workload"] }, { "required": ["service"] }]),
+        json!([
+            { "required": ["workload"], "properties": { "workload": { "minItems": 1 } } },
+            { "required": ["service"], "properties": { "service": { "minItems": 1 } } }
+        ]),
     );
     let properties = object
         .get_mut("properties")
@@ -551,6 +674,26 @@ fn root_rules(root: &mut Json) {
             .cloned()
             .expect("an array of tables")
     };
+    // Required lists of at least one table: an empty default would be refused.
+    for key in ["pool", "strategy"] {
+        let list = properties[key].as_object_mut().expect("an array schema");
+        list.remove("default");
+        list.insert("minItems".into(), json!(1));
+    }
+    let mut strategy = items(properties, "strategy");
+    if let Some(Json::Object(pools)) = strategy
+        .get_mut("properties")
+        .and_then(|p| p.get_mut("pools"))
+    {
+        pools.remove("default");
+        pools.insert("uniqueItems".into(), json!(true));
+    }
+    if let Some(Json::Array(required)) = strategy.get_mut("required") {
+        required.push(json!("pools"));
+    }
+    strategy.insert("allOf".into(), Json::Array(strategy_rules()));
+    properties["strategy"]["items"] = Json::Object(strategy);
+
     let mut workload = items(properties, "workload");
     // What a workload requires depends on whether it replays a trace (below).
     if let Some(Json::Array(required)) = workload.get_mut("required") {
@@ -597,6 +740,15 @@ fn root_rules(root: &mut Json) {
         .and_then(Json::as_object_mut)
     {
         failures.insert("required".into(), json!(["mtbf_h", "repair_h"]));
+    }
+    if let Some(markov) = properties["pool"]["items"]["properties"]
+        .get_mut("availability_markov")
+        .and_then(Json::as_object_mut)
+    {
+        markov.insert(
+            "required".into(),
+            json!(["available_share", "available_mean_h"]),
+        );
     }
     if let Some(sweep) = properties.get_mut("sweep").and_then(Json::as_object_mut) {
         sweep.insert("required".into(), json!(["vary"]));
@@ -742,6 +894,84 @@ mod tests {
             "Months simulated"
         );
         assert!(field_doc("pool.dgx.nods").is_none());
+    }
+
+    fn matcher(schema: &Json) -> impl Fn(&str) -> bool + use<> {
+        let validator = jsonschema::validator_for(schema).expect("a valid schema");
+        move |text| validator.is_valid(&json!(text))
+    }
+
+    /// The pattern accepts what `WeeklyWindows::parse` accepts, and refuses what it refuses.
+    #[test]
+    fn the_window_pattern_is_the_parsers_grammar() {
+        use crate::calendar::WeeklyWindows;
+        let matches = matcher(&json!({ "type": "string", "pattern": window_pattern() }));
+        for text in [
+            "weekdays 09:00-18:00",
+            "daily 22:00-06:00",
+            "weekends 00:00-24:00",
+            "mon-fri 9:00-17:30",
+            "Mon,wed,FRI 08:00-12:00",
+            "fri-mon 18:00-08:00",
+            "Saturday,sunday 10:00-14:00",
+            "weekdays 09:00-18:00; sat 10:00-14:00",
+            "mon 09:00-18:00;tue 01:00-02:00",
+            "  sat  10:00 - 14:00  ",
+            "tue\t 09:00-10:00",
+            "sun 0:0-24:00",
+            "mon 009:00-+18:05",
+        ] {
+            assert!(
+                WeeklyWindows::parse(text).is_ok(),
+                "the parser refuses {text:?}"
+            );
+            assert!(matches(text), "the pattern refuses {text:?}");
+        }
+        for text in [
+            "",
+            "weekdayz 09:00-18:00",
+            "weekdays 09:00-25:00",
+            "weekdays 09:60-10:00",
+            "weekdays 24:30-10:00",
+            "weekdays",
+            "weekdays 09:00",
+            "weekdays 9-17",
+            "Daily 09:00-10:00",
+            "weekdays,sat 09:00-10:00",
+            "mon, wed 09:00-10:00",
+            "mon-tue-wed 09:00-10:00",
+            "mon 09:00-10:00-11:00",
+            "weekdays 09:00-18:00;",
+            "mon 09 :00-10:00",
+        ] {
+            assert!(
+                WeeklyWindows::parse(text).is_err(),
+                "the parser accepts {text:?}"
+            );
+            assert!(!matches(text), "the pattern accepts {text:?}");
+        }
+    }
+
+    /// Labels of the FOCUS export: a provider follows the team rules (dots allowed), and no
+    /// label is a word FOCUS readers take for null, in any case.
+    #[test]
+    fn labels_follow_the_checks() {
+        let schema = scenario_schema();
+        let pool = &schema["properties"]["pool"]["items"]["properties"];
+        let provider = matcher(&pool["provider"]);
+        let region = matcher(&pool["region"]);
+        for word in ["aws.amazon.com", "ops@example", "nullable", "INVALID2"] {
+            assert!(provider(word), "{word}");
+        }
+        for word in NULL_WORDS
+            .iter()
+            .map(|w| w.to_string())
+            .chain(["null".into(), "Bad_Date".into()])
+        {
+            assert!(!provider(&word), "{word}");
+            assert!(!region(&word), "{word}");
+        }
+        assert!(region("eu-west-1"));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -21,6 +22,40 @@ pub fn fleetsim(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("fleetsim runs")
+}
+
+/// Whether this is a CI run: `CI` set to anything but empty, `0` or `false`. CI services set
+/// `CI=true`, and so does `.ci/run`. Under CI a test that cannot run fails ([`skip_or_fail`]).
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|value| {
+        !matches!(
+            value.trim().to_ascii_lowercase().as_str(),
+            "" | "0" | "false"
+        )
+    })
+}
+
+/// The calling test (or a part of it) cannot run on this machine, for `reason` (a missing
+/// tool: say which, and how to get it). Outside CI it prints `SKIPPED: <test>: <reason>` and
+/// returns, and the caller returns or goes on without that part; under CI ([`in_ci`]) it fails
+/// the test with the reason, so that a CI run passes only what it ran.
+///
+/// The line is written to the process's stdout itself, not with `println!`: the test harness
+/// captures `println!` and shows it only for a failing test, and a skip would then look like
+/// any `ok`. This way it stands among the harness's own `test ... ok` lines, in every output.
+#[track_caller]
+pub fn skip_or_fail(reason: &str) {
+    // The harness names each test's thread after the test.
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    assert!(
+        !in_ci(),
+        "{test} cannot run here: {reason}. CI is set, so this fails instead of skipping; \
+         `.ci/install-test-tools` installs the tests' tools (as root), or unset CI to skip"
+    );
+    let _ = writeln!(std::io::stdout().lock(), "SKIPPED: {test}: {reason}");
 }
 
 /// A fresh, empty temporary folder for one test.

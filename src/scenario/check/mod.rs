@@ -12,7 +12,7 @@ mod estimates;
 mod money;
 mod pools;
 
-pub(crate) use pools::typed_fields;
+pub(crate) use pools::{NULL_WORDS, typed_fields};
 mod services;
 mod spot;
 mod strategies;

@@ -241,8 +241,8 @@ fn check_pool(
 }
 
 /// Words the FOCUS validator's loader reads as null (see docs/finops.md): a provider or a
-/// region must not be one of them.
-const NULL_WORDS: [&str; 6] = [
+/// region must not be one of them (in any case; the schema says so too).
+pub(crate) const NULL_WORDS: [&str; 6] = [
     "NULL",
     "INVALID",
     "INVALID_COST",
