@@ -555,8 +555,8 @@ fn fit_then_run_gives_back_the_traces_arrivals_and_gpu_hours() {
 mod fuzz {
     use std::path::PathBuf;
 
-    use fleetsim::scenario::trace::fit::{FitOptions, SplitBy, fit};
-    use fleetsim::scenario::trace::{ReadOptions, TimeZoneSpec, TraceFormat, read};
+    use fleetsim::fit::{FitOptions, SplitBy, fit};
+    use fleetsim::trace::{ReadOptions, TimeZoneSpec, TraceFormat, read};
     use proptest::prelude::*;
     use proptest::test_runner::FileFailurePersistence;
 

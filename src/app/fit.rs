@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use super::{AppError, Context};
 use crate::files;
-use crate::scenario::names;
-use crate::scenario::trace::fit::{FitOptions, SplitBy};
-use crate::scenario::trace::{self, ReadOptions, TimeZoneSpec, TraceFormat};
+use crate::fit::{FitOptions, SplitBy};
+use crate::names;
+use crate::trace::{self, ReadOptions, TimeZoneSpec, TraceFormat};
 
 /// A fit to do.
 #[derive(Debug, Clone)]
@@ -85,7 +85,7 @@ pub fn fit(request: &FitRequest, ctx: &Context<'_>) -> Result<FitOutcome, AppErr
         gpu: request.gpu.clone(),
         teams_max: request.teams_max,
     };
-    let fitted = trace::fit::fit(&trace, &fit_options)
+    let fitted = crate::fit::fit(&trace, &fit_options)
         .map_err(|problem| AppError::Request(format!("{}: {problem}", trace.path.display())))?;
     let text = fitted.to_toml(&trace);
     // Our own output must load; a failure here is a bug.

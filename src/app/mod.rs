@@ -29,8 +29,8 @@ use crate::optimize::OptimizeError;
 use crate::progress::Progress;
 use crate::runner::RunError;
 use crate::scenario::ScenarioError;
-use crate::scenario::trace::TraceError;
 use crate::sweep::SweepError;
+use crate::trace::TraceError;
 
 /// What an operation may ask of the front end that calls it.
 pub struct Context<'a> {

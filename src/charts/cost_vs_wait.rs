@@ -44,40 +44,7 @@ pub fn draw<DB: DrawingBackend>(
         .collect();
     let area = style::legend(area, &items)?;
 
-    // One replication has no interval (NaN bounds): its whiskers shrink to the point.
-    let triple = |strategy: &str, metric: &str| {
-        results.summary_of(strategy, metric).map(|r| {
-            let bound = |b: f64| if b.is_finite() { b } else { r.mean };
-            (r.mean, bound(r.ci95_low), bound(r.ci95_high))
-        })
-    };
-    let points: Vec<Point> = results
-        .strategies
-        .iter()
-        .enumerate()
-        .filter_map(|(strategy_idx, s)| {
-            let wait = triple(s, "wait_p95_h")?;
-            let cost = triple(s, "total_cost")?;
-            let share_of_arrived =
-                |metric: &str| match (triple(s, metric), triple(s, "jobs_arrived")) {
-                    (Some((count, _, _)), Some((arrived, _, _))) if arrived > 0.0 => {
-                        count / arrived
-                    }
-                    _ => 0.0,
-                };
-            let (unfinished, late) = (
-                share_of_arrived("jobs_unfinished"),
-                share_of_arrived("deadline_misses"),
-            );
-            (wait.0.is_finite() && cost.0.is_finite()).then_some(Point {
-                strategy_idx,
-                wait,
-                cost,
-                unfinished,
-                late,
-            })
-        })
-        .collect();
+    let points = points(results);
 
     let waits = style::extent(points.iter().flat_map(|p| [p.wait.0, p.wait.1, p.wait.2]));
     // Waits start at zero: no wait is the reference. Extra room on the right for names.
@@ -183,4 +150,43 @@ pub fn draw<DB: DrawingBackend>(
         ))?;
     }
     Ok(())
+}
+
+/// Each strategy's point: its p95 wait and total cost with their intervals, and the shares of
+/// its jobs unfinished and late. Strategies without both figures have none.
+fn points(results: &Results) -> Vec<Point> {
+    // One replication has no interval (NaN bounds): its whiskers shrink to the point.
+    let triple = |strategy: &str, metric: &str| {
+        results.summary_of(strategy, metric).map(|r| {
+            let bound = |b: f64| if b.is_finite() { b } else { r.mean };
+            (r.mean, bound(r.ci95_low), bound(r.ci95_high))
+        })
+    };
+    results
+        .strategies
+        .iter()
+        .enumerate()
+        .filter_map(|(strategy_idx, s)| {
+            let wait = triple(s, "wait_p95_h")?;
+            let cost = triple(s, "total_cost")?;
+            let share_of_arrived =
+                |metric: &str| match (triple(s, metric), triple(s, "jobs_arrived")) {
+                    (Some((count, _, _)), Some((arrived, _, _))) if arrived > 0.0 => {
+                        count / arrived
+                    }
+                    _ => 0.0,
+                };
+            let (unfinished, late) = (
+                share_of_arrived("jobs_unfinished"),
+                share_of_arrived("deadline_misses"),
+            );
+            (wait.0.is_finite() && cost.0.is_finite()).then_some(Point {
+                strategy_idx,
+                wait,
+                cost,
+                unfinished,
+                late,
+            })
+        })
+        .collect()
 }

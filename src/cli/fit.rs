@@ -7,8 +7,8 @@ use anyhow::{Context, Result};
 
 use super::{Session, Signals};
 use crate::app;
-use crate::scenario::trace::fit::SplitBy;
-use crate::scenario::trace::{TimeZoneSpec, TraceFormat};
+use crate::fit::SplitBy;
+use crate::trace::{TimeZoneSpec, TraceFormat};
 
 #[derive(Debug, clap::Args)]
 pub struct FitArgs {

@@ -20,6 +20,7 @@ pub mod demand;
 mod environment;
 mod finish;
 pub mod free_times;
+mod node;
 pub mod nodes;
 pub mod progress;
 pub mod queue;
@@ -48,7 +49,7 @@ use crate::records::{
     Unallocated, UnitResult,
 };
 use crate::rng::{Purpose, SimRng, stream};
-use crate::scenario::trace::replay::NO_SPEC;
+use crate::scenario::NO_SPEC;
 use crate::scenario::{
     CapacityTrace, Config, Constrained, Placement, Pool, PoolKind, SpotPolicy, Strategy,
 };

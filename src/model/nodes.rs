@@ -8,44 +8,8 @@
 //! kept up to date ([`super::free_times`]) instead of walking the pool.
 
 use super::free_times::{FreeTimes, Reservation};
+pub use super::node::{Node, NodeState, Taken};
 use crate::scenario::Placement;
-
-/// A node's place in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NodeState {
-    /// Not (or no longer) part of the pool: not bought yet, out of term, released.
-    Absent,
-    /// Working (or, for elastic nodes, being provisioned until `ready_h`).
-    Up,
-    /// Failed, under repair.
-    Down,
-}
-
-#[derive(Debug, Clone)]
-pub struct Node {
-    pub state: NodeState,
-    pub free_gpus: u32,
-    /// Bumped whenever the slot is given to a new node, so events about an old one go stale.
-    pub life: u32,
-    /// Bumped whenever a job takes GPUs here, so pending idle timeouts go stale.
-    pub idle_epoch: u32,
-    /// When the node was requested and when it is ready, hours (elastic nodes).
-    pub requested_h: f64,
-    pub ready_h: f64,
-    /// What holds GPUs here (jobs running or about to run, service replicas and holds), in
-    /// order of their planned ends.
-    pub taken: Vec<Taken>,
-    up_pos: u32,
-}
-
-/// GPUs of a node held by one job slot (or a service's), until a planned end.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Taken {
-    pub holder: u32,
-    pub gpus: u32,
-    /// Hours; infinite for service replicas and holds.
-    pub end_h: f64,
-}
 
 /// All node slots of a pool, with the up ones indexed by free GPUs.
 #[derive(Debug, Clone)]
@@ -592,6 +556,141 @@ impl NodeSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::reservation::{self, NodeOutlook};
+    use proptest::prelude::*;
+
+    /// What the specification answers for `set` now: its up nodes and their holders' ends.
+    fn specified(
+        set: &NodeSet,
+        gpus: u32,
+        new_nodes_allowed: u32,
+        now_h: f64,
+    ) -> Option<Reservation> {
+        let (mut outlook, mut ends) = (Vec::new(), Vec::new());
+        for &index in set.up_nodes() {
+            let node = &set.nodes[index as usize];
+            outlook.push(NodeOutlook {
+                node: index,
+                free_gpus: node.free_gpus,
+                ready_h: node.ready_h,
+                first: ends.len(),
+                count: node.taken.len(),
+            });
+            ends.extend(node.taken.iter().map(|t| (t.end_h, t.gpus)));
+        }
+        reservation::reserve(
+            gpus,
+            set.gpus_per_node,
+            set.placement,
+            &outlook,
+            &mut ends,
+            new_nodes_allowed,
+            now_h,
+        )
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// A node comes up, ready at a time (elastic nodes being provisioned).
+        Up { ready_h: f64 },
+        /// Some up node (the n-th, modulo) loses its holders and goes down.
+        Down { nth: usize },
+        /// Some up node takes GPUs for a holder planned to end at a time (infinite: a service).
+        Take { nth: usize, gpus: u32, end_h: f64 },
+        /// Some holder of some node gives its GPUs back.
+        Release { nth: usize, which: usize },
+        Query {
+            gpus: u32,
+            new_nodes_allowed: u32,
+            now_h: f64,
+        },
+    }
+
+    /// Times on a coarse grid, so that ties (between nodes, ends and now) are common.
+    fn time() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            8 => (0u32..24).prop_map(|t| f64::from(t) * 0.5),
+            1 => Just(f64::INFINITY),
+        ]
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            2 => (0u32..8).prop_map(|t| Op::Up { ready_h: f64::from(t) * 0.5 }),
+            1 => any::<usize>().prop_map(|nth| Op::Down { nth }),
+            6 => (any::<usize>(), 1u32..=8, time())
+                .prop_map(|(nth, gpus, end_h)| Op::Take { nth, gpus, end_h }),
+            3 => (any::<usize>(), any::<usize>()).prop_map(|(nth, which)| Op::Release { nth, which }),
+            3 => (1u32..40, 0u32..4, (0u32..16).prop_map(|t| f64::from(t) * 0.5)).prop_map(
+                |(gpus, new_nodes_allowed, now_h)| Op::Query { gpus, new_nodes_allowed, now_h }
+            ),
+        ]
+    }
+
+    fn release_all(set: &mut NodeSet, index: u32) {
+        while let Some(&taken) = set.nodes[index as usize].taken.last() {
+            set.release(index, taken.gpus, taken.holder);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// Whatever happened to the pool, the index answers every query as the
+        /// specification does, bit for bit.
+        #[test]
+        fn the_index_answers_as_the_specification(
+            per_node in prop_oneof![Just(1u32), Just(2), Just(4), Just(8)],
+            spread in any::<bool>(),
+            ops in proptest::collection::vec(op(), 1..120),
+        ) {
+            let placement = if spread { Placement::Spread } else { Placement::NodeLocal };
+            let mut set = NodeSet::new(per_node, placement);
+            let mut holder = 0;
+            for op in ops {
+                let up: Vec<u32> = set.up_nodes().to_vec();
+                match op {
+                    Op::Up { ready_h } => {
+                        let index = set.add_slot();
+                        set.bring_up(index);
+                        set.set_times(index, 0.0, ready_h);
+                    }
+                    Op::Down { nth } if !up.is_empty() => {
+                        let index = up[nth % up.len()];
+                        release_all(&mut set, index);
+                        set.take_down(index, NodeState::Down);
+                    }
+                    Op::Take { nth, gpus, end_h } if !up.is_empty() => {
+                        let index = up[nth % up.len()];
+                        let gpus = gpus.min(set.nodes[index as usize].free_gpus);
+                        if gpus > 0 {
+                            let plan = GangPlan { pieces: vec![(index, gpus)], new_nodes: vec![] };
+                            holder += 1;
+                            set.commit(&plan, &[], holder, end_h, &mut Vec::new());
+                        }
+                    }
+                    Op::Release { nth, which } if !up.is_empty() => {
+                        let index = up[nth % up.len()];
+                        let node = &set.nodes[index as usize];
+                        if !node.taken.is_empty() {
+                            let taken = node.taken[which % node.taken.len()];
+                            set.release(index, taken.gpus, taken.holder);
+                        }
+                    }
+                    Op::Query { gpus, new_nodes_allowed, now_h } => {
+                        let expected = specified(&set, gpus, new_nodes_allowed, now_h);
+                        let found = set.reserve(gpus, new_nodes_allowed, now_h);
+                        prop_assert_eq!(
+                            format!("{found:?}"), format!("{expected:?}"),
+                            "{} GPUs, {} new nodes allowed, at {} h", gpus, new_nodes_allowed, now_h
+                        );
+                    }
+                    _ => {}
+                }
+                set.check();
+            }
+        }
+    }
 
     #[test]
     fn node_bits_find_the_first_member_from_anywhere() {

@@ -20,8 +20,8 @@ use rand::RngExt;
 
 use crate::calendar::Calendar;
 use crate::rng::{Purpose, SimRng, stream};
+use crate::scenario::Replay;
 use crate::scenario::TraceReplay;
-use crate::scenario::trace::Replay;
 
 /// Where a trace workload's replay stands in one replication.
 pub struct TraceClock<'c> {
@@ -134,7 +134,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::scenario::trace::{Column, Dropped, Trace, TraceDay, TraceFormat, TraceJob};
+    use crate::scenario::TraceDay;
+    use crate::trace::{Column, Dropped, Trace, TraceFormat, TraceJob};
     use jiff::civil::date;
 
     fn job(submit_h: f64, gpus: u32) -> TraceJob {

@@ -3,7 +3,11 @@
 //! Only [`crate::scenario::load`] and its checks build a [`Config`]; every field here has been
 //! checked (finite, in range, names resolved to indices), so the simulation never fails on it.
 
+use std::sync::Arc;
+
+use super::file::Replay;
 use crate::calendar::{Calendar, WeeklyWindows};
+use crate::trace::{Trace, thousands};
 
 /// What [`Config::unit_digest`] gives: two independent 64-bit hashes of the same text.
 pub type UnitDigest = [u64; 2];
@@ -80,7 +84,7 @@ impl Config {
     /// other strategies, the pools it does not use and what only the statistics read. Two
     /// configurations (a sweep's points) with equal digests for a strategy give that strategy's
     /// units equal results, so a sweep simulates them once. A trace counts by its file (a sweep
-    /// reads each file once, see [`super::trace::TraceCache`]).
+    /// reads each file once, see [`super::inputs::TraceCache`]).
     pub fn unit_digest(&self, strategy: usize) -> UnitDigest {
         // Destructured, so that a new field must be placed here or left out knowingly.
         let Config {
@@ -173,7 +177,7 @@ pub struct Workload {
     pub dataset_gb: f64,
     /// A trace workload's jobs (issue 12); its `arrivals`, `gpus` and `duration_h` then only
     /// describe the trace for estimates.
-    pub trace: Option<std::sync::Arc<super::trace::TraceReplay>>,
+    pub trace: Option<Arc<TraceReplay>>,
 }
 
 /// An inference service: GPU demand that replicas on the strategy's pools must meet now.
@@ -853,5 +857,132 @@ impl Strategy {
     /// How gangs are placed on `pool` under this strategy.
     pub fn placement_on(&self, pool: &Pool) -> Placement {
         self.placement.unwrap_or(pool.placement)
+    }
+}
+
+// ---- trace workloads ---------------------------------------------------------------------
+
+/// Not a trace job: the job was drawn from the workload's distributions.
+pub const NO_SPEC: u32 = u32::MAX;
+
+/// One whole day of a trace: its jobs `first..end` (indices into [`Trace::jobs`]) and the
+/// trace hour its midnight (UTC) falls on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TraceDay {
+    pub first: u32,
+    pub end: u32,
+    pub start_h: f64,
+}
+
+/// A trace workload's jobs, as the model replays them. Shared by every replication.
+#[derive(Debug, Clone)]
+pub struct TraceReplay {
+    pub trace: Arc<Trace>,
+    pub mode: Replay,
+    /// Compounded growth per calendar month: jobs are thinned or copied (see the model's
+    /// `replay` module).
+    pub growth_per_month: f64,
+    /// `Exact`: trace hours subtracted from every submit time (the first job's), so the first
+    /// job arrives at the start.
+    pub shift_h: f64,
+    /// `Bootstrap`: the whole days of the trace (all but its first and last calendar day),
+    /// weekdays (Monday to Friday) in `[0]`, weekend days in `[1]`. When the trace has no day of
+    /// one kind, both hold every day.
+    pub days: [Vec<TraceDay>; 2],
+    /// Per GPU type of the trace (index = [`crate::trace::TraceJob::gpu`]; 0: none given):
+    /// the factor from hours on that type to hours on the workload's `gpu`
+    /// (`speed[type] / speed[gpu]`).
+    pub duration_factor: Vec<f64>,
+    /// Jobs carry the trace's teams (the workload gives no `team` and the trace has some).
+    pub trace_teams: bool,
+    /// Per team of the trace (index = [`crate::trace::TraceJob::team`]): its index in
+    /// `Config::teams`, for results per team. Empty unless `trace_teams`.
+    pub team_index: Vec<usize>,
+}
+
+impl TraceReplay {
+    /// GPUs and hours of work on the workload's reference GPU type of trace job `spec`.
+    pub fn job(&self, spec: u32) -> (u32, f64) {
+        let job = &self.trace.jobs[spec as usize];
+        (
+            job.gpus,
+            job.duration_h * self.duration_factor[usize::from(job.gpu)],
+        )
+    }
+}
+
+impl TraceReplay {
+    /// One line for `fleetsim validate`: the jobs, their period and GPU-hours, and the replay.
+    pub fn describe(&self) -> String {
+        let trace = &self.trace;
+        let period = match trace.origin {
+            Some(origin) => {
+                let day = |h: f64| {
+                    origin
+                        .checked_add(jiff::Span::new().days((h / 24.0).floor() as i64))
+                        .map_or_else(|_| "?".to_string(), |d| d.to_string())
+                };
+                format!(
+                    "from {} to {} (UTC)",
+                    day(trace.jobs[0].submit_h),
+                    day(trace.jobs[trace.jobs.len() - 1].submit_h)
+                )
+            }
+            None => format!("over {:.1} days", trace.span_h() / 24.0),
+        };
+        let replay = match self.mode {
+            Replay::Exact => "exact replay".to_string(),
+            Replay::Bootstrap => format!(
+                "bootstrap over {} whole weekdays and {} weekend days",
+                self.days[0].len(),
+                self.days[1].len()
+            ),
+        };
+        format!(
+            "{} jobs of {} ({}) {period}, {} GPU-hours; {replay}",
+            thousands(trace.jobs.len() as u64),
+            trace.path.display(),
+            trace.format,
+            thousands(trace.gpu_hours().round() as u64),
+        )
+    }
+}
+
+impl Workload {
+    /// The checkpoint settings of a job of this workload (`spec`: its trace job, or
+    /// [`NO_SPEC`]): the workload's, unless the trace says the job cannot checkpoint.
+    pub fn checkpoint_of(&self, spec: u32) -> Option<&Checkpoint> {
+        let checkpoint = self.checkpoint.as_ref()?;
+        match &self.trace {
+            Some(replay) if spec != NO_SPEC => {
+                (replay.trace.jobs[spec as usize].checkpointable != 1).then_some(checkpoint)
+            }
+            _ => Some(checkpoint),
+        }
+    }
+
+    /// The index in `Config::teams` of a job's team (`spec` as for
+    /// [`Workload::checkpoint_of`]): the trace's when it gives one, else the workload's.
+    pub fn team_idx_of(&self, spec: u32) -> usize {
+        match &self.trace {
+            Some(replay) if replay.trace_teams && spec != NO_SPEC => {
+                match replay.trace.jobs[spec as usize].team {
+                    crate::trace::NONE => self.team_idx,
+                    team => replay.team_index[team as usize],
+                }
+            }
+            _ => self.team_idx,
+        }
+    }
+
+    /// The team of a job of this workload (`spec` as for [`Workload::checkpoint_of`]): the
+    /// trace's when it gives one, else the workload's `team`.
+    pub fn team_of(&self, spec: u32) -> &str {
+        match &self.trace {
+            Some(replay) if replay.trace_teams && spec != NO_SPEC => {
+                replay.trace.team(spec as usize).unwrap_or(&self.team)
+            }
+            _ => &self.team,
+        }
     }
 }

@@ -7,7 +7,7 @@
 //! They also give the JSON Schema of the file (`fleetsim schema`, issue 18): each field's doc
 //! comment is its description there (what it is first, as a short phrase, then its unit and
 //! its default), `extend("default" = ...)` its default, and the fields that stay TOML values
-//! take their shapes from [`super::schema`].
+//! take their shapes from `shapes.rs`.
 
 use std::collections::BTreeMap;
 
@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toml::Value;
 
-use super::schema as shapes;
+use super::shapes;
 
 /// A fleetsim scenario: jobs arriving over months (workloads and services), the pools of GPU
 /// capacity and the strategies that combine them. See docs/scenario.md.
@@ -265,7 +265,7 @@ pub struct WorkloadFile {
     /// Format of `trace`. Default: "csv".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "csv"))]
-    pub trace_format: Option<super::trace::TraceFormat>,
+    pub trace_format: Option<crate::trace::TraceFormat>,
     /// Time zone of trace times written without one: "UTC", an IANA name ("Europe/Berlin") or
     /// an offset ("+08:00"). Default: "UTC".
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -274,7 +274,7 @@ pub struct WorkloadFile {
     /// How replications use the trace. Default: "bootstrap".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "bootstrap"))]
-    pub replay: Option<super::trace::Replay>,
+    pub replay: Option<Replay>,
 }
 
 /// `[[service]]`: an inference service whose demand, in GPUs of its `gpu`, an autoscaler
@@ -432,7 +432,6 @@ impl PoolType {
 /// with clear messages).
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = shapes::pool_types)]
 pub struct PoolFile {
     /// Pool name, unique. Letters, digits, spaces inside, `-`, `_`, `+`, `(`, `)`; at most 64
     /// characters. Required.
@@ -940,5 +939,28 @@ impl JsonSchema for Seed {
                 { "type": "string", "pattern": "^[0-9]{1,20}$" }
             ]
         })
+    }
+}
+
+/// How replications use a trace.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Replay {
+    /// The same jobs in every replication, shifted so the first arrives at `start`.
+    Exact,
+    /// Each replication draws whole days of the trace with replacement, weekdays for
+    /// weekdays and weekend days for weekend days.
+    #[default]
+    Bootstrap,
+}
+
+impl Replay {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Replay::Exact => "exact",
+            Replay::Bootstrap => "bootstrap",
+        }
     }
 }

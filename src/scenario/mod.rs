@@ -9,23 +9,27 @@ mod check;
 mod config;
 pub mod economics;
 pub mod file;
+pub mod inputs;
 mod lines;
-pub mod names;
 mod overrides;
 pub mod schema;
+mod shapes;
 pub mod templates;
-pub mod trace;
+pub mod vocabulary;
 
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use crate::trace::TraceFormat;
 pub use check::{DISTRIBUTIONS, Issue, REPLICATIONS_MAX};
 pub use config::*;
+pub use config::{TraceDay, TraceReplay};
+pub use file::Replay;
 pub use file::{OptimizeFile, ScenarioFile, SweepFile};
+pub use inputs::TraceCache;
 pub use lines::Lines;
 pub use overrides::{NAMED_ARRAYS, Override, did_you_mean, field_path, parse_value};
-pub use trace::{TraceCache, TraceFormat, TraceReplay};
 
 /// The built-in default scenario (`fleetsim run` without a file).
 pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/hybrid-vs-cloud.toml");
@@ -135,7 +139,7 @@ pub fn load_text_with(
     }
     let overridden: BTreeSet<String> = overrides.iter().map(|o| o.path.clone()).collect();
     // Trace workloads (issue 12): read their files, check, then check them against the rest.
-    let prepared = trace::replay::prepare(&file, origin, &lines, &overridden, traces);
+    let prepared = inputs::replay::prepare(&file, origin, &lines, &overridden, traces);
     let invalid = |issues| ScenarioError::Invalid {
         path: path(),
         issues,
@@ -148,22 +152,22 @@ pub fn load_text_with(
             return Err(invalid(issues));
         }
     };
-    let mut issues = trace::replay::attach(&mut checked, &prepared, &file, &lines, &overridden);
-    issues.extend(trace::demand::attach(
+    let mut issues = inputs::replay::attach(&mut checked, &prepared, &file, &lines, &overridden);
+    issues.extend(inputs::demand::attach(
         &mut checked,
         &file,
         origin,
         &lines,
         &overridden,
     ));
-    issues.extend(trace::prices::attach(
+    issues.extend(inputs::prices::attach(
         &mut checked,
         &file,
         origin,
         &lines,
         &overridden,
     ));
-    issues.extend(trace::availability::attach(
+    issues.extend(inputs::availability::attach(
         &mut checked,
         &file,
         origin,

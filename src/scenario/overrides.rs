@@ -45,7 +45,7 @@ impl Override {
         if let Some(c) = text.chars().find(|c| c.is_control() && *c != '\t') {
             return Err(format!(
                 "`{}` holds a line break or another control character ({c:?}); give one PATH=VALUE per --set, on one line",
-                super::names::without_controls(text)
+                crate::names::without_controls(text)
             ));
         }
         let (path, value) = text

@@ -141,201 +141,10 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
         strategies * replications,
         "one unit per strategy and replication"
     );
-    let unit = |s: usize, r: usize| &units[s * replications + r];
-    let cash = |u: &UnitResult| {
-        u.months
-            .iter()
-            .map(MonthTotals::cost_cash)
-            .collect::<Vec<f64>>()
-    };
     let baseline = config.baseline;
-
-    let mut rows = Vec::with_capacity(units.len());
-    for s in 0..strategies {
-        for r in 0..replications {
-            let u = unit(s, r);
-            assert_eq!(
-                (u.strategy, u.replication as usize),
-                (s, r),
-                "units in order"
-            );
-            let mut row = u.row.clone();
-            if s != baseline {
-                row.break_even_months = break_even_months(&cash(u), &cash(unit(baseline, r)));
-                row.break_even_months_npv = break_even_months(
-                    &money::discounted(config, &cash(u)),
-                    &money::discounted(config, &cash(unit(baseline, r))),
-                );
-            }
-            rows.push(row);
-        }
-    }
-
-    let mut summary = Vec::new();
-    for (s, strategy) in config.strategies.iter().enumerate() {
-        let of = |s: usize| &rows[s * replications..(s + 1) * replications];
-        for (metric, value) in ReplicationRow::METRICS {
-            let values: Vec<f64> = of(s).iter().map(value).collect();
-            summary.push(summary_row(&strategy.name, metric, &estimate(&values)));
-        }
-        for (metric, value) in [
-            (
-                "total_cost_vs_baseline",
-                (|r: &ReplicationRow| r.total_cost) as fn(&ReplicationRow) -> f64,
-            ),
-            ("total_cost_cash_vs_baseline", |r: &ReplicationRow| {
-                r.total_cost_cash
-            }),
-        ] {
-            let paired: Vec<f64> = of(s)
-                .iter()
-                .zip(of(baseline))
-                .map(|(a, b)| value(a) - value(b))
-                .collect();
-            summary.push(summary_row(&strategy.name, metric, &estimate(&paired)));
-        }
-    }
-
-    let months = config.calendar.months();
-    let mut monthly = Vec::with_capacity(strategies * months);
-    let mut mean_cash = vec![vec![0.0; months]; strategies];
-    for (s, strategy) in config.strategies.iter().enumerate() {
-        let mut cumulative = vec![0.0; replications];
-        let mut cumulative_cash = vec![0.0; replications];
-        for (m, mean_cash_m) in mean_cash[s].iter_mut().enumerate() {
-            let month = |r: usize| &unit(s, r).months[m];
-            let collect = |f: &dyn Fn(&MonthTotals) -> f64| {
-                (0..replications).map(|r| f(month(r))).collect::<Vec<f64>>()
-            };
-            let cost = collect(&MonthTotals::cost);
-            let cost_cash = collect(&MonthTotals::cost_cash);
-            for r in 0..replications {
-                cumulative[r] += cost[r];
-                cumulative_cash[r] += cost_cash[r];
-            }
-            let mean = |f: &dyn Fn(&MonthTotals) -> f64| estimate(&collect(f)).mean;
-            let line = |f: fn(&MonthTotals) -> f64| estimate(&collect(&f));
-            let capital = line(|t| t.cost_capital);
-            let capital_cash = line(|t| t.cost_capital_cash);
-            let energy = line(|t| t.cost_energy);
-            let operations = line(|t| t.cost_operations);
-            let reserved = line(|t| t.cost_reserved);
-            let on_demand = line(|t| t.cost_on_demand);
-            let spot = line(|t| t.cost_spot);
-            let reserved_cash = line(|t| t.cost_reserved_cash);
-            let storage = line(|t| t.cost_storage);
-            let network = line(|t| t.cost_network);
-            let (cost, cost_cash) = (estimate(&cost), estimate(&cost_cash));
-            let (cum, cum_cash) = (estimate(&cumulative), estimate(&cumulative_cash));
-            *mean_cash_m = cost_cash.mean;
-            let busy = mean(&|t| t.gpu_hours_busy);
-            let paid = mean(&|t| t.gpu_hours_paid);
-            let waits = collect(&|t| {
-                if t.waits > 0 {
-                    t.wait_sum_h / t.waits as f64
-                } else {
-                    f64::NAN
-                }
-            });
-            monthly.push(MonthlyRow {
-                strategy: strategy.name.clone(),
-                month: config.calendar.month_label(m),
-                cost: cost.mean,
-                cost_ci95_low: cost.ci95_low,
-                cost_ci95_high: cost.ci95_high,
-                cost_cash: cost_cash.mean,
-                cost_cash_ci95_low: cost_cash.ci95_low,
-                cost_cash_ci95_high: cost_cash.ci95_high,
-                cumulative_cost: cum.mean,
-                cumulative_cost_ci95_low: cum.ci95_low,
-                cumulative_cost_ci95_high: cum.ci95_high,
-                cumulative_cost_p5: cum.p5,
-                cumulative_cost_p95: cum.p95,
-                cumulative_cost_cash: cum_cash.mean,
-                cumulative_cost_cash_ci95_low: cum_cash.ci95_low,
-                cumulative_cost_cash_ci95_high: cum_cash.ci95_high,
-                cumulative_cost_cash_p5: cum_cash.p5,
-                cumulative_cost_cash_p95: cum_cash.p95,
-                gpu_hours_busy: busy,
-                gpu_hours_paid: paid,
-                utilization: if paid > 0.0 { busy / paid } else { f64::NAN },
-                jobs_completed: mean(&|t| t.jobs_completed as f64),
-                wait_mean_h: estimate(&waits).mean,
-                cost_capital: capital.mean,
-                cost_capital_cash: capital_cash.mean,
-                cost_energy: energy.mean,
-                cost_operations: operations.mean,
-                cost_reserved: reserved.mean,
-                cost_on_demand: on_demand.mean,
-                cost_spot: spot.mean,
-                cost_reserved_cash: reserved_cash.mean,
-                cost_storage: storage.mean,
-                cost_network: network.mean,
-                co2_tonnes: mean(&|t| t.co2_kg) / 1000.0,
-                // Filled below (`money::fill_npv`).
-                cost_cash_npv: f64::NAN,
-                cumulative_cost_cash_npv: f64::NAN,
-                cumulative_cost_cash_npv_ci95_low: f64::NAN,
-                cumulative_cost_cash_npv_ci95_high: f64::NAN,
-                cost_p5: cost.p5,
-                cost_p50: cost.p50,
-                cost_p95: cost.p95,
-                cost_cash_p5: cost_cash.p5,
-                cost_cash_p50: cost_cash.p50,
-                cost_cash_p95: cost_cash.p95,
-                cost_capital_ci95_low: capital.ci95_low,
-                cost_capital_ci95_high: capital.ci95_high,
-                cost_capital_p5: capital.p5,
-                cost_capital_p50: capital.p50,
-                cost_capital_p95: capital.p95,
-                cost_capital_cash_ci95_low: capital_cash.ci95_low,
-                cost_capital_cash_ci95_high: capital_cash.ci95_high,
-                cost_capital_cash_p5: capital_cash.p5,
-                cost_capital_cash_p50: capital_cash.p50,
-                cost_capital_cash_p95: capital_cash.p95,
-                cost_energy_ci95_low: energy.ci95_low,
-                cost_energy_ci95_high: energy.ci95_high,
-                cost_energy_p5: energy.p5,
-                cost_energy_p50: energy.p50,
-                cost_energy_p95: energy.p95,
-                cost_operations_ci95_low: operations.ci95_low,
-                cost_operations_ci95_high: operations.ci95_high,
-                cost_operations_p5: operations.p5,
-                cost_operations_p50: operations.p50,
-                cost_operations_p95: operations.p95,
-                cost_reserved_ci95_low: reserved.ci95_low,
-                cost_reserved_ci95_high: reserved.ci95_high,
-                cost_reserved_p5: reserved.p5,
-                cost_reserved_p50: reserved.p50,
-                cost_reserved_p95: reserved.p95,
-                cost_on_demand_ci95_low: on_demand.ci95_low,
-                cost_on_demand_ci95_high: on_demand.ci95_high,
-                cost_on_demand_p5: on_demand.p5,
-                cost_on_demand_p50: on_demand.p50,
-                cost_on_demand_p95: on_demand.p95,
-                cost_spot_ci95_low: spot.ci95_low,
-                cost_spot_ci95_high: spot.ci95_high,
-                cost_spot_p5: spot.p5,
-                cost_spot_p50: spot.p50,
-                cost_spot_p95: spot.p95,
-                cost_reserved_cash_ci95_low: reserved_cash.ci95_low,
-                cost_reserved_cash_ci95_high: reserved_cash.ci95_high,
-                cost_reserved_cash_p5: reserved_cash.p5,
-                cost_reserved_cash_p50: reserved_cash.p50,
-                cost_reserved_cash_p95: reserved_cash.p95,
-                cost_storage_ci95_low: storage.ci95_low,
-                cost_storage_ci95_high: storage.ci95_high,
-                cost_storage_p5: storage.p5,
-                cost_storage_p50: storage.p50,
-                cost_storage_p95: storage.p95,
-                cost_network_ci95_low: network.ci95_low,
-                cost_network_ci95_high: network.ci95_high,
-                cost_network_p5: network.p5,
-                cost_network_p50: network.p50,
-                cost_network_p95: network.p95,
-            });
-        }
-    }
+    let rows = replication_rows(config, units);
+    let summary = summary_rows(config, &rows);
+    let (mut monthly, mean_cash) = monthly_rows(config, units);
     let monthly_replications = monthly_replications(config, units);
     let break_even_month = (0..strategies)
         .map(|s| {
@@ -363,6 +172,242 @@ pub fn summarize(config: &Config, units: &[UnitResult]) -> Aggregates {
         services_hourly: services::service_periods(config, units, true),
         break_even_month,
         break_even_month_npv,
+    }
+}
+
+/// Each unit's row, with its break-even months against the baseline's unit of the same
+/// replication.
+fn replication_rows(config: &Config, units: &[UnitResult]) -> Vec<ReplicationRow> {
+    let replications = config.replications as usize;
+    let unit = |s: usize, r: usize| &units[s * replications + r];
+    let cash = |u: &UnitResult| {
+        u.months
+            .iter()
+            .map(MonthTotals::cost_cash)
+            .collect::<Vec<f64>>()
+    };
+    let baseline = config.baseline;
+    let mut rows = Vec::with_capacity(units.len());
+    for s in 0..config.strategies.len() {
+        for r in 0..replications {
+            let u = unit(s, r);
+            assert_eq!(
+                (u.strategy, u.replication as usize),
+                (s, r),
+                "units in order"
+            );
+            let mut row = u.row.clone();
+            if s != baseline {
+                row.break_even_months = break_even_months(&cash(u), &cash(unit(baseline, r)));
+                row.break_even_months_npv = break_even_months(
+                    &money::discounted(config, &cash(u)),
+                    &money::discounted(config, &cash(unit(baseline, r))),
+                );
+            }
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// Mean, interval and percentiles of every metric of each strategy over its replications, and
+/// the paired differences of its costs with the baseline's.
+fn summary_rows(config: &Config, rows: &[ReplicationRow]) -> Vec<SummaryRow> {
+    let replications = config.replications as usize;
+    let baseline = config.baseline;
+    let mut summary = Vec::new();
+    for (s, strategy) in config.strategies.iter().enumerate() {
+        let of = |s: usize| &rows[s * replications..(s + 1) * replications];
+        for (metric, value) in ReplicationRow::METRICS {
+            let values: Vec<f64> = of(s).iter().map(value).collect();
+            summary.push(summary_row(&strategy.name, metric, &estimate(&values)));
+        }
+        for (metric, value) in [
+            (
+                "total_cost_vs_baseline",
+                (|r: &ReplicationRow| r.total_cost) as fn(&ReplicationRow) -> f64,
+            ),
+            ("total_cost_cash_vs_baseline", |r: &ReplicationRow| {
+                r.total_cost_cash
+            }),
+        ] {
+            let paired: Vec<f64> = of(s)
+                .iter()
+                .zip(of(baseline))
+                .map(|(a, b)| value(a) - value(b))
+                .collect();
+            summary.push(summary_row(&strategy.name, metric, &estimate(&paired)));
+        }
+    }
+    summary
+}
+
+/// Every strategy's monthly rows, and its mean cash cost per month (for the break-even month).
+fn monthly_rows(config: &Config, units: &[UnitResult]) -> (Vec<MonthlyRow>, Vec<Vec<f64>>) {
+    let strategies = config.strategies.len();
+    let replications = config.replications as usize;
+    let months = config.calendar.months();
+    let mut monthly = Vec::with_capacity(strategies * months);
+    let mut mean_cash = vec![vec![0.0; months]; strategies];
+    for (s, strategy) in config.strategies.iter().enumerate() {
+        let mut cumulative = vec![0.0; replications];
+        let mut cumulative_cash = vec![0.0; replications];
+        for (m, mean_cash_m) in mean_cash[s].iter_mut().enumerate() {
+            let totals: Vec<&MonthTotals> = (0..replications)
+                .map(|r| &units[s * replications + r].months[m])
+                .collect();
+            for (r, month) in totals.iter().enumerate() {
+                cumulative[r] += month.cost();
+                cumulative_cash[r] += month.cost_cash();
+            }
+            let row = month_row(
+                config,
+                &strategy.name,
+                m,
+                &totals,
+                &cumulative,
+                &cumulative_cash,
+            );
+            *mean_cash_m = row.cost_cash;
+            monthly.push(row);
+        }
+    }
+    (monthly, mean_cash)
+}
+
+/// One strategy's row for month `m`, from its replications' totals that month and their
+/// cumulative costs up to it.
+fn month_row(
+    config: &Config,
+    strategy: &str,
+    m: usize,
+    totals: &[&MonthTotals],
+    cumulative: &[f64],
+    cumulative_cash: &[f64],
+) -> MonthlyRow {
+    let collect =
+        |f: &dyn Fn(&MonthTotals) -> f64| totals.iter().map(|t| f(t)).collect::<Vec<f64>>();
+    let cost = collect(&MonthTotals::cost);
+    let cost_cash = collect(&MonthTotals::cost_cash);
+    let mean = |f: &dyn Fn(&MonthTotals) -> f64| estimate(&collect(f)).mean;
+    let line = |f: fn(&MonthTotals) -> f64| estimate(&collect(&f));
+    let capital = line(|t| t.cost_capital);
+    let capital_cash = line(|t| t.cost_capital_cash);
+    let energy = line(|t| t.cost_energy);
+    let operations = line(|t| t.cost_operations);
+    let reserved = line(|t| t.cost_reserved);
+    let on_demand = line(|t| t.cost_on_demand);
+    let spot = line(|t| t.cost_spot);
+    let reserved_cash = line(|t| t.cost_reserved_cash);
+    let storage = line(|t| t.cost_storage);
+    let network = line(|t| t.cost_network);
+    let (cost, cost_cash) = (estimate(&cost), estimate(&cost_cash));
+    let (cum, cum_cash) = (estimate(cumulative), estimate(cumulative_cash));
+    let busy = mean(&|t| t.gpu_hours_busy);
+    let paid = mean(&|t| t.gpu_hours_paid);
+    let waits = collect(&|t| {
+        if t.waits > 0 {
+            t.wait_sum_h / t.waits as f64
+        } else {
+            f64::NAN
+        }
+    });
+    MonthlyRow {
+        strategy: strategy.to_string(),
+        month: config.calendar.month_label(m),
+        cost: cost.mean,
+        cost_ci95_low: cost.ci95_low,
+        cost_ci95_high: cost.ci95_high,
+        cost_cash: cost_cash.mean,
+        cost_cash_ci95_low: cost_cash.ci95_low,
+        cost_cash_ci95_high: cost_cash.ci95_high,
+        cumulative_cost: cum.mean,
+        cumulative_cost_ci95_low: cum.ci95_low,
+        cumulative_cost_ci95_high: cum.ci95_high,
+        cumulative_cost_p5: cum.p5,
+        cumulative_cost_p95: cum.p95,
+        cumulative_cost_cash: cum_cash.mean,
+        cumulative_cost_cash_ci95_low: cum_cash.ci95_low,
+        cumulative_cost_cash_ci95_high: cum_cash.ci95_high,
+        cumulative_cost_cash_p5: cum_cash.p5,
+        cumulative_cost_cash_p95: cum_cash.p95,
+        gpu_hours_busy: busy,
+        gpu_hours_paid: paid,
+        utilization: if paid > 0.0 { busy / paid } else { f64::NAN },
+        jobs_completed: mean(&|t| t.jobs_completed as f64),
+        wait_mean_h: estimate(&waits).mean,
+        cost_capital: capital.mean,
+        cost_capital_cash: capital_cash.mean,
+        cost_energy: energy.mean,
+        cost_operations: operations.mean,
+        cost_reserved: reserved.mean,
+        cost_on_demand: on_demand.mean,
+        cost_spot: spot.mean,
+        cost_reserved_cash: reserved_cash.mean,
+        cost_storage: storage.mean,
+        cost_network: network.mean,
+        co2_tonnes: mean(&|t| t.co2_kg) / 1000.0,
+        // Filled below (`money::fill_npv`).
+        cost_cash_npv: f64::NAN,
+        cumulative_cost_cash_npv: f64::NAN,
+        cumulative_cost_cash_npv_ci95_low: f64::NAN,
+        cumulative_cost_cash_npv_ci95_high: f64::NAN,
+        cost_p5: cost.p5,
+        cost_p50: cost.p50,
+        cost_p95: cost.p95,
+        cost_cash_p5: cost_cash.p5,
+        cost_cash_p50: cost_cash.p50,
+        cost_cash_p95: cost_cash.p95,
+        cost_capital_ci95_low: capital.ci95_low,
+        cost_capital_ci95_high: capital.ci95_high,
+        cost_capital_p5: capital.p5,
+        cost_capital_p50: capital.p50,
+        cost_capital_p95: capital.p95,
+        cost_capital_cash_ci95_low: capital_cash.ci95_low,
+        cost_capital_cash_ci95_high: capital_cash.ci95_high,
+        cost_capital_cash_p5: capital_cash.p5,
+        cost_capital_cash_p50: capital_cash.p50,
+        cost_capital_cash_p95: capital_cash.p95,
+        cost_energy_ci95_low: energy.ci95_low,
+        cost_energy_ci95_high: energy.ci95_high,
+        cost_energy_p5: energy.p5,
+        cost_energy_p50: energy.p50,
+        cost_energy_p95: energy.p95,
+        cost_operations_ci95_low: operations.ci95_low,
+        cost_operations_ci95_high: operations.ci95_high,
+        cost_operations_p5: operations.p5,
+        cost_operations_p50: operations.p50,
+        cost_operations_p95: operations.p95,
+        cost_reserved_ci95_low: reserved.ci95_low,
+        cost_reserved_ci95_high: reserved.ci95_high,
+        cost_reserved_p5: reserved.p5,
+        cost_reserved_p50: reserved.p50,
+        cost_reserved_p95: reserved.p95,
+        cost_on_demand_ci95_low: on_demand.ci95_low,
+        cost_on_demand_ci95_high: on_demand.ci95_high,
+        cost_on_demand_p5: on_demand.p5,
+        cost_on_demand_p50: on_demand.p50,
+        cost_on_demand_p95: on_demand.p95,
+        cost_spot_ci95_low: spot.ci95_low,
+        cost_spot_ci95_high: spot.ci95_high,
+        cost_spot_p5: spot.p5,
+        cost_spot_p50: spot.p50,
+        cost_spot_p95: spot.p95,
+        cost_reserved_cash_ci95_low: reserved_cash.ci95_low,
+        cost_reserved_cash_ci95_high: reserved_cash.ci95_high,
+        cost_reserved_cash_p5: reserved_cash.p5,
+        cost_reserved_cash_p50: reserved_cash.p50,
+        cost_reserved_cash_p95: reserved_cash.p95,
+        cost_storage_ci95_low: storage.ci95_low,
+        cost_storage_ci95_high: storage.ci95_high,
+        cost_storage_p5: storage.p5,
+        cost_storage_p50: storage.p50,
+        cost_storage_p95: storage.p95,
+        cost_network_ci95_low: network.ci95_low,
+        cost_network_ci95_high: network.ci95_high,
+        cost_network_p5: network.p5,
+        cost_network_p50: network.p50,
+        cost_network_p95: network.p95,
     }
 }
 

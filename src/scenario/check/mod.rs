@@ -12,7 +12,7 @@ mod estimates;
 mod money;
 mod pools;
 
-pub(crate) use pools::{NULL_WORDS, typed_fields};
+pub(crate) use pools::typed_fields;
 mod services;
 mod spot;
 mod strategies;
@@ -26,9 +26,9 @@ use toml::Value;
 use super::config::*;
 use super::file::*;
 use super::lines::Lines;
-use super::names::{self, NameKind};
 use super::overrides::did_you_mean;
 use crate::calendar::Calendar;
+use crate::names::{self, NameKind};
 use workloads::WorkloadContext;
 
 /// One problem in a scenario.
@@ -99,18 +99,7 @@ pub const BUSY_GPUS_MAX: f64 = 1e7;
 pub const DEFAULT_QUEUED_JOBS_MAX: u64 = 1_000_000;
 /// Estimated events above which a run is announced as large.
 pub const LARGE_RUN_EVENTS: f64 = 2e10;
-/// Any number above this is a typo (or would overflow sums): 1e15.
-pub const NUMBER_MAX: f64 = 1e15;
-pub const DISTRIBUTIONS: [&str; 7] = [
-    "fixed",
-    "exponential",
-    "lognormal",
-    "gamma",
-    "weibull",
-    "uniform",
-    "empirical",
-];
-pub const DAILY_PRESETS: [&str; 2] = ["flat", "office-hours"];
+pub use super::vocabulary::{DAILY_PRESETS, DISTRIBUTIONS, NUMBER_MAX};
 
 /// The result of the checks: the trusted config, the file with defaults filled in, and
 /// warnings about legal but suspicious input.

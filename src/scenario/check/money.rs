@@ -217,9 +217,7 @@ pub(super) fn storage(
 ) -> Storage {
     let f = |name: &str| format!("{at}.{name}");
     let site = pool.site.as_ref().map(|name| {
-        if let Some(problem) =
-            crate::scenario::names::problem(name, crate::scenario::names::NameKind::Path)
-        {
+        if let Some(problem) = crate::names::problem(name, crate::names::NameKind::Path) {
             c.push(&f("site"), problem);
         }
         match sites.iter().position(|s| s == name) {

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use super::money::{self, ENERGY_PRICE, GPU_PRICE, PriceFields};
 use super::{Checker, DEFAULT_RETRY_H, GPUS_PER_NODE_MAX, HORIZON_MONTHS_MAX, NODES_MAX};
 use crate::calendar::{Calendar, WeeklyWindows};
+use crate::names::{self, NameKind};
 use crate::scenario::config::*;
 use crate::scenario::file::*;
-use crate::scenario::names::{self, NameKind};
 
 /// Checks every pool (names unique); returns the pools that passed and every pool's index by
 /// name (for the strategies).
@@ -240,16 +240,7 @@ fn check_pool(
     })
 }
 
-/// Words the FOCUS validator's loader reads as null (see docs/finops.md): a provider or a
-/// region must not be one of them (in any case; the schema says so too).
-pub(crate) const NULL_WORDS: [&str; 6] = [
-    "NULL",
-    "INVALID",
-    "INVALID_COST",
-    "BAD_DATE",
-    "INVALID_DECIMAL",
-    "INVALID_INT",
-];
+use crate::scenario::vocabulary::NULL_WORDS;
 
 /// `provider` follows the team name rules (a label in the FOCUS export: `.` and `@`
 /// allowed); it, `region` and `site` (the FOCUS region when `region` is not given; their

@@ -8,9 +8,9 @@ use super::workloads::{
     GpuChoice, GpuFields, WorkloadContext, daily_profile, gpu_choice, weekly_profile,
 };
 use super::{Checker, GPUS_PER_NODE_MAX};
+use crate::names::NameKind;
 use crate::scenario::config::*;
 use crate::scenario::file::*;
-use crate::scenario::names::NameKind;
 
 /// Default step of the autoscaler, hours.
 pub const AUTOSCALE_EVERY_H: f64 = 0.25;
@@ -108,7 +108,7 @@ fn check_service(
     );
     let team = s.team.clone().unwrap_or_else(|| s.name.clone());
     if s.team.is_some()
-        && let Some(problem) = crate::scenario::names::problem(&team, NameKind::Team)
+        && let Some(problem) = crate::names::problem(&team, NameKind::Team)
     {
         c.push(&f("team"), problem);
     }

@@ -7,9 +7,9 @@ use toml::Value;
 
 use super::distributions::{duration_dist, gpu_mix};
 use super::{Checker, DAILY_PRESETS, NUMBER_MAX, describe, number_of};
+use crate::names::NameKind;
 use crate::scenario::config::*;
 use crate::scenario::file::*;
-use crate::scenario::names::NameKind;
 use crate::scenario::overrides::did_you_mean;
 
 /// Checks every workload (names unique).
@@ -115,7 +115,7 @@ fn check_workload(
     let deadline_h = w.deadline_h.map(|d| c.positive(d, &f("deadline_h")));
     let team = w.team.clone().unwrap_or_else(|| w.name.clone());
     if w.team.is_some()
-        && let Some(problem) = crate::scenario::names::problem(&team, NameKind::Team)
+        && let Some(problem) = crate::names::problem(&team, NameKind::Team)
     {
         c.push(&f("team"), problem);
     }

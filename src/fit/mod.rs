@@ -35,7 +35,7 @@ use std::fmt::Write as _;
 use crate::calendar::Calendar;
 use crate::scenario::DurationDist;
 
-use super::{Trace, thousands};
+use crate::trace::{Trace, thousands};
 
 /// How jobs are split into workloads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,7 +316,7 @@ fn classes(trace: &Trace, options: &FitOptions) -> Vec<Class> {
 /// `prefix-suffix`, the prefix cut so that the name stays within the length a scenario
 /// accepts (the suffix tells classes apart, so it is kept whole when it can be).
 fn workload_name(prefix: &str, suffix: &str) -> String {
-    let max = crate::scenario::names::NAME_CHARS_MAX;
+    let max = crate::names::NAME_CHARS_MAX;
     let suffix: String = suffix.chars().take(max / 2).collect();
     let room = max - suffix.chars().count() - 1;
     let prefix: String = prefix.chars().take(room).collect();

@@ -18,12 +18,12 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::TraceError;
 use super::demand::read_steps;
 use crate::scenario::check::{Checked, Issue, NODES_MAX};
 use crate::scenario::config::{CapacityProcess, CapacityTrace, PoolKind};
 use crate::scenario::file::ScenarioFile;
 use crate::scenario::lines::Lines;
+use crate::trace::TraceError;
 
 /// Ticks a JSON trace may hold (a year of 1-second ticks is 31.5 million).
 const TICKS_MAX: usize = 50_000_000;
@@ -48,7 +48,7 @@ pub fn attach(
         let Some(capacity) = elastic.capacity.as_mut() else {
             continue;
         };
-        let path = super::display_path(&base.join(path_text));
+        let path = crate::trace::display_path(&base.join(path_text));
         match read(&path) {
             Ok(trace) => capacity.process = CapacityProcess::Trace(Arc::new(trace)),
             Err(e) => {
@@ -117,9 +117,9 @@ struct SpotMetadata {
 }
 
 fn read_json(path: &Path) -> Result<CapacityTrace, TraceError> {
-    let input = super::open(path, false)?;
-    let parsed: SpotJson =
-        serde_json::from_reader(input).map_err(|error| super::philly::json_error(path, error))?;
+    let input = crate::trace::open(path, false)?;
+    let parsed: SpotJson = serde_json::from_reader(input)
+        .map_err(|error| crate::trace::philly::json_error(path, error))?;
     let gap_s = parsed.metadata.gap_seconds;
     if !(gap_s.is_finite() && gap_s > 0.0 && gap_s <= 86_400.0 * 365.0) {
         return Err(TraceError::file(

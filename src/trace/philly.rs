@@ -190,7 +190,7 @@ pub fn read(path: &Path, tz: &TimeZoneSpec, builder: &mut Builder) -> Result<(),
     result.map_err(|error| json_error(path, error))
 }
 
-pub(super) fn json_error(path: &Path, error: serde_json::Error) -> TraceError {
+pub fn json_error(path: &Path, error: serde_json::Error) -> TraceError {
     if error.is_io() {
         return io_error(path, std::io::Error::from(error));
     }

@@ -14,165 +14,21 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use serde::{Deserialize, Serialize};
 use toml::Value;
 
 use super::super::check::{Checked, Issue};
-use super::super::config::{Checkpoint, Config, DurationDist, GpuMix, PoolKind, Workload};
-use super::super::file::ScenarioFile;
+use super::super::config::{
+    Config, DurationDist, GpuMix, PoolKind, TraceDay, TraceReplay, Workload,
+};
+use super::super::file::{Replay, ScenarioFile};
 use super::super::lines::Lines;
 use super::super::overrides::did_you_mean;
-use super::{ReadOptions, TimeZoneSpec, Trace, TraceError, TraceFormat, display_path, thousands};
-
-/// How replications use a trace.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Replay {
-    /// The same jobs in every replication, shifted so the first arrives at `start`.
-    Exact,
-    /// Each replication draws whole days of the trace with replacement, weekdays for
-    /// weekdays and weekend days for weekend days.
-    #[default]
-    Bootstrap,
-}
-
-impl Replay {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Replay::Exact => "exact",
-            Replay::Bootstrap => "bootstrap",
-        }
-    }
-}
-
-/// Not a trace job: the job was drawn from the workload's distributions.
-pub const NO_SPEC: u32 = u32::MAX;
-
-/// One whole day of a trace: its jobs `first..end` (indices into [`Trace::jobs`]) and the
-/// trace hour its midnight (UTC) falls on.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TraceDay {
-    pub first: u32,
-    pub end: u32,
-    pub start_h: f64,
-}
-
-/// A trace workload's jobs, as the model replays them. Shared by every replication.
-#[derive(Debug, Clone)]
-pub struct TraceReplay {
-    pub trace: Arc<Trace>,
-    pub mode: Replay,
-    /// Compounded growth per calendar month: jobs are thinned or copied (see the model's
-    /// `replay` module).
-    pub growth_per_month: f64,
-    /// `Exact`: trace hours subtracted from every submit time (the first job's), so the first
-    /// job arrives at the start.
-    pub shift_h: f64,
-    /// `Bootstrap`: the whole days of the trace (all but its first and last calendar day),
-    /// weekdays (Monday to Friday) in `[0]`, weekend days in `[1]`. When the trace has no day of
-    /// one kind, both hold every day.
-    pub days: [Vec<TraceDay>; 2],
-    /// Per GPU type of the trace (index = [`super::TraceJob::gpu`]; 0: none given): the factor
-    /// from hours on that type to hours on the workload's `gpu` (`speed[type] / speed[gpu]`).
-    pub duration_factor: Vec<f64>,
-    /// Jobs carry the trace's teams (the workload gives no `team` and the trace has some).
-    pub trace_teams: bool,
-    /// Per team of the trace (index = [`super::TraceJob::team`]): its index in
-    /// `Config::teams`, for results per team. Empty unless `trace_teams`.
-    pub team_index: Vec<usize>,
-}
+use crate::trace::{
+    ReadOptions, TimeZoneSpec, Trace, TraceError, TraceFormat, display_path, thousands,
+};
 
 /// Teams a scenario may have with its traces' (results have a row per team and strategy).
 pub const TEAMS_MAX: usize = 10_000;
-
-impl TraceReplay {
-    /// GPUs and hours of work on the workload's reference GPU type of trace job `spec`.
-    pub fn job(&self, spec: u32) -> (u32, f64) {
-        let job = &self.trace.jobs[spec as usize];
-        (
-            job.gpus,
-            job.duration_h * self.duration_factor[usize::from(job.gpu)],
-        )
-    }
-}
-
-impl TraceReplay {
-    /// One line for `fleetsim validate`: the jobs, their period and GPU-hours, and the replay.
-    pub fn describe(&self) -> String {
-        let trace = &self.trace;
-        let period = match trace.origin {
-            Some(origin) => {
-                let day = |h: f64| {
-                    origin
-                        .checked_add(jiff::Span::new().days((h / 24.0).floor() as i64))
-                        .map_or_else(|_| "?".to_string(), |d| d.to_string())
-                };
-                format!(
-                    "from {} to {} (UTC)",
-                    day(trace.jobs[0].submit_h),
-                    day(trace.jobs[trace.jobs.len() - 1].submit_h)
-                )
-            }
-            None => format!("over {:.1} days", trace.span_h() / 24.0),
-        };
-        let replay = match self.mode {
-            Replay::Exact => "exact replay".to_string(),
-            Replay::Bootstrap => format!(
-                "bootstrap over {} whole weekdays and {} weekend days",
-                self.days[0].len(),
-                self.days[1].len()
-            ),
-        };
-        format!(
-            "{} jobs of {} ({}) {period}, {} GPU-hours; {replay}",
-            thousands(trace.jobs.len() as u64),
-            trace.path.display(),
-            trace.format,
-            thousands(trace.gpu_hours().round() as u64),
-        )
-    }
-}
-
-impl Workload {
-    /// The checkpoint settings of a job of this workload (`spec`: its trace job, or
-    /// [`NO_SPEC`]): the workload's, unless the trace says the job cannot checkpoint.
-    pub fn checkpoint_of(&self, spec: u32) -> Option<&Checkpoint> {
-        let checkpoint = self.checkpoint.as_ref()?;
-        match &self.trace {
-            Some(replay) if spec != NO_SPEC => {
-                (replay.trace.jobs[spec as usize].checkpointable != 1).then_some(checkpoint)
-            }
-            _ => Some(checkpoint),
-        }
-    }
-
-    /// The index in `Config::teams` of a job's team (`spec` as for
-    /// [`Workload::checkpoint_of`]): the trace's when it gives one, else the workload's.
-    pub fn team_idx_of(&self, spec: u32) -> usize {
-        match &self.trace {
-            Some(replay) if replay.trace_teams && spec != NO_SPEC => {
-                match replay.trace.jobs[spec as usize].team {
-                    super::NONE => self.team_idx,
-                    team => replay.team_index[team as usize],
-                }
-            }
-            _ => self.team_idx,
-        }
-    }
-
-    /// The team of a job of this workload (`spec` as for [`Workload::checkpoint_of`]): the
-    /// trace's when it gives one, else the workload's `team`.
-    pub fn team_of(&self, spec: u32) -> &str {
-        match &self.trace {
-            Some(replay) if replay.trace_teams && spec != NO_SPEC => {
-                replay.trace.team(spec as usize).unwrap_or(&self.team)
-            }
-            _ => &self.team,
-        }
-    }
-}
 
 // ---- reading, once per file -------------------------------------------------------------
 
@@ -203,7 +59,7 @@ impl TraceCache {
     /// The trace at `path`, read now or earlier.
     pub fn read(&self, path: &Path, options: &ReadOptions) -> Result<Arc<Trace>, TraceError> {
         let files: Vec<PathBuf> = if options.format == TraceFormat::Pai {
-            let (jobs, tasks) = super::pai::tables(path);
+            let (jobs, tasks) = crate::trace::pai::tables(path);
             vec![jobs, tasks]
         } else {
             vec![path.to_path_buf()]
@@ -227,7 +83,7 @@ impl TraceCache {
         if let Some((_, trace)) = traces.iter().find(|(k, _)| *k == key) {
             return Ok(Arc::clone(trace));
         }
-        let trace = Arc::new(super::read(path, options)?);
+        let trace = Arc::new(crate::trace::read(path, options)?);
         traces.retain(|(k, _)| k.path != key.path || k.options != key.options);
         traces.push((key, Arc::clone(&trace)));
         Ok(trace)
@@ -830,7 +686,12 @@ fn drop_unused_teams(config: &mut Config) {
                 for index in &replay.team_index {
                     used[*index] = true;
                 }
-                if replay.trace.jobs.iter().any(|j| j.team == super::NONE) {
+                if replay
+                    .trace
+                    .jobs
+                    .iter()
+                    .any(|j| j.team == crate::trace::NONE)
+                {
                     used[workload.team_idx] = true;
                 }
             }
@@ -908,7 +769,7 @@ mod tests {
         // The trace's teams are the scenario's; the workload's own name, used by no job, is not.
         assert_eq!(loaded.config.teams, ["nlp", "vision"]);
         assert_eq!(loaded.config.teams[workload.team_idx_of(0)], "nlp");
-        assert_eq!(workload.team_of(super::NO_SPEC), "w");
+        assert_eq!(workload.team_of(crate::scenario::NO_SPEC), "w");
         // A team in the workload applies to every job.
         let loaded = source("team = \"platform\"").load(&[]).unwrap();
         assert_eq!(loaded.config.workloads[0].team_of(0), "platform");
@@ -933,6 +794,6 @@ mod tests {
         assert!(workload.checkpoint_of(0).is_none());
         assert!(workload.checkpoint_of(1).is_some());
         assert!(workload.checkpoint_of(2).is_some());
-        assert!(workload.checkpoint_of(super::NO_SPEC).is_some());
+        assert!(workload.checkpoint_of(crate::scenario::NO_SPEC).is_some());
     }
 }

@@ -48,7 +48,7 @@ pub fn attach(
             let Some(path_text) = path_text else {
                 continue;
             };
-            let path = super::display_path(&base.join(path_text));
+            let path = crate::trace::display_path(&base.join(path_text));
             let steps = match read_steps(&path, column, "a price", PRICE_MAX) {
                 Ok(steps) => steps,
                 Err(e) => {

@@ -14,13 +14,13 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::table::{Header, Table};
-use super::time::{TimeZoneSpec, parse_time, shorten};
-use super::{Stamp, TraceError};
 use crate::scenario::check::{Checked, Issue};
 use crate::scenario::config::DemandTrace;
 use crate::scenario::file::ScenarioFile;
 use crate::scenario::lines::Lines;
+use crate::trace::table::{Header, Table};
+use crate::trace::time::{TimeZoneSpec, parse_time, shorten};
+use crate::trace::{Stamp, TraceError};
 
 /// Rows a demand curve may have: a year at one-second steps is far beyond any measured curve.
 const ROWS_MAX: usize = 40_000_000;
@@ -43,7 +43,7 @@ pub fn attach(
             continue;
         };
         let field = format!("service.{}.demand_trace", written.name);
-        let path = super::display_path(&base.join(path_text));
+        let path = crate::trace::display_path(&base.join(path_text));
         match read(&path) {
             Ok(trace) => checked.config.services[i].demand.trace = Some(Arc::new(trace)),
             Err(e) => issues.push(super::replay::issue(

@@ -1,34 +1,29 @@
-//! Job traces: a cluster's real job history as input (issue 12).
+//! Job traces: a cluster's real job history as input.
 //!
 //! A `[[workload]]` with `trace = "path"` replays the jobs of a file instead of drawing them
-//! from rates and distributions. This module reads those files, once, when the scenario is
-//! loaded (`scenario` owns all reading of input files; the model does no I/O): one reader per
-//! format, each streaming its file row by row into a compact [`Trace`] (32 bytes per job),
-//! which the [`Config`](super::Config) shares behind an `Arc` with every replication and thread.
+//! from rates and distributions, and `fleetsim fit` turns one into workloads. This module
+//! reads those files: one reader per format, each streaming its file row by row into a compact
+//! [`Trace`] (32 bytes per job). It knows no scenario: `scenario` calls it while loading (the
+//! model does no I/O) and shares the trace behind an `Arc` with every replication and thread.
 //!
 //! - [`table`]: the delimited-text reader the CSV-like formats share (header by name, rows with
 //!   line numbers, every value error with file, line, column and field).
 //! - [`csv`] (fleetsim's own CSV), [`slurm`] (`sacct --parsable2`), [`cluster_log`] (Helios and
 //!   Acme), [`philly`] (JSON), [`pai`] (job and task tables), [`openb`] (Alibaba 2023 pods).
 //! - [`time`]: timestamps, time zones and Slurm's elapsed times.
-//! - [`replay`]: what a scenario makes of a trace (`replay = "exact"` or `"bootstrap"`,
-//!   growth, GPU types and speeds, gangs that fit no pool), checked after the rest.
-//! - [`fit`]: `fleetsim fit`, a parametric workload fitted to a trace, written as TOML.
+//!
+//! What a scenario makes of a trace (replay, growth, GPU types) is `scenario::inputs::replay`;
+//! `fit` fits workloads to one.
 //!
 //! Guards: a file that is compressed or binary is refused up front, a line longer than
 //! [`LINE_BYTES_MAX`] or a trace of more than [`TRACE_JOBS_MAX`] jobs is an error, never
 //! unbounded memory.
 
-pub mod availability;
 pub mod cluster_log;
 pub mod csv;
-pub mod demand;
-pub mod fit;
 pub mod openb;
 pub mod pai;
 pub mod philly;
-pub mod prices;
-pub mod replay;
 pub mod slurm;
 pub mod table;
 pub mod time;
@@ -42,7 +37,6 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-pub use replay::{Replay, TraceCache, TraceDay, TraceReplay};
 pub use time::TimeZoneSpec;
 
 /// Jobs one trace may hold: 20 million jobs are about 640 MB. The largest public GPU trace
@@ -517,10 +511,8 @@ impl Builder {
                 Some(index) => *index,
                 None => {
                     // Teams become rows of teams.csv, chart labels and terminal lines.
-                    if let Some(problem) = crate::scenario::names::problem(
-                        name,
-                        crate::scenario::names::NameKind::Team,
-                    ) {
+                    if let Some(problem) = crate::names::problem(name, crate::names::NameKind::Team)
+                    {
                         return Err(TraceError::Value {
                             path: self.path.clone(),
                             at: format!("line {}", job.line),

@@ -1,0 +1,13 @@
+//! The files a scenario names besides itself, read while it loads and checked against it:
+//! a trace workload's job trace and what the scenario makes of it ([`replay`]: exact or
+//! bootstrap replay, growth, GPU types and speeds, gangs that fit no pool), a service's
+//! measured demand ([`demand`]), the pools' price and electricity curves ([`prices`]) and the
+//! spot pools' availability traces ([`availability`]). The readers of job-trace formats are
+//! the `trace` module's; these attach what they read to the checked scenario.
+
+pub mod availability;
+pub mod demand;
+pub mod prices;
+pub mod replay;
+
+pub use replay::TraceCache;
