@@ -111,7 +111,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue_11_names_cannot_escape_a_folder_or_the_terminal() {
+    fn names_cannot_escape_a_folder_or_the_terminal() {
         for good in [
             "dgx",
             "aws-p5-spot",

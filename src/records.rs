@@ -67,7 +67,8 @@ pub struct ReplicationRow {
     pub wait_max_h: f64,
     /// 1 when `wait_p95_h` is only a lower bound (jobs never started could move it), else 0.
     pub wait_p95_lower_bound: f64,
-    // Columns added with issue 14: absent from older result folders, read back as unknown.
+    // Columns added with sites, storage and data transfer: absent from older result folders,
+    // read back as unknown.
     /// Reserved capacity as paid (up front or month by month; `cost_reserved` spreads it).
     #[serde(default = "unknown")]
     pub cost_reserved_cash: f64,
@@ -317,13 +318,13 @@ pub struct PoolRow {
     pub node_failures: u64,
     /// GPU-hours of capacity under repair.
     pub gpu_hours_down: f64,
-    /// Share of the horizon in which the pool's capacity process (issue 16) allowed nodes;
+    /// Share of the horizon in which the pool's capacity process allowed nodes;
     /// 1 for pools whose capacity does not come and go (and in files written before it).
     #[serde(default = "always")]
     pub available_share: f64,
 }
 
-/// `available_share` of result folders written before issue 16.
+/// `available_share` of result folders written before spot capacity could come and go.
 fn always() -> f64 {
     1.0
 }
@@ -362,7 +363,7 @@ pub struct MonthlyRow {
     pub cost_reserved: f64,
     pub cost_on_demand: f64,
     pub cost_spot: f64,
-    // Issue 14: the newer cost lines, the discounted cash view and CO2.
+    // The newer cost lines, the discounted cash view and CO2.
     #[serde(default = "unknown")]
     pub cost_reserved_cash: f64,
     #[serde(default = "unknown")]
@@ -519,7 +520,7 @@ pub struct MonthlyReplicationRow {
     pub cost_reserved: f64,
     pub cost_on_demand: f64,
     pub cost_spot: f64,
-    /// Issue 14's lines: reserved capacity as paid, checkpoint storage, data moved; the
+    /// Reserved capacity as paid, checkpoint storage, data moved; the
     /// month's cash view discounted to `start`; CO2 of the energy drawn.
     pub cost_reserved_cash: f64,
     pub cost_storage: f64,
@@ -685,7 +686,7 @@ pub struct PeriodCharge {
     pub gpu_hours_paid: f64,
     pub cost_capital: f64,
     pub cost_capital_cash: f64,
-    /// An on-prem sale (issue 14), in the first period of its month: the book value written
+    /// An on-prem sale, in the first period of its month: the book value written
     /// off and the cash the nodes fetch (`cost_capital` is their difference then).
     pub sale_book_value: f64,
     pub sale_cash_in: f64,
@@ -707,7 +708,7 @@ pub struct PeriodCharge {
     pub data: Vec<(Consumer, DataCharge)>,
 }
 
-/// What one consumer's data cost on one pool in one charge period (issue 14): checkpoints
+/// What one consumer's data cost on one pool in one charge period: checkpoints
 /// stored there, data leaving it (egress) and arriving (ingress).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct DataCharge {
@@ -726,7 +727,7 @@ impl DataCharge {
     }
 }
 
-/// The charges of one unit by pool and charge period, for the FOCUS export (issue 15): only
+/// The charges of one unit by pool and charge period, for the FOCUS export: only
 /// the exported replication of each strategy is simulated with this detail.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UnitCharges {
@@ -766,7 +767,7 @@ impl Serialize for Decimal {
     }
 }
 
-/// One row of `focus.csv`: one charge of the FOCUS 1.2 export (issue 15), named as the
+/// One row of `focus.csv`: one charge of the FOCUS 1.2 export, named as the
 /// specification names its columns; the `x_Fleetsim*` columns are fleetsim's own. A `None`
 /// is a null (an empty cell). docs/finops.md says what each column holds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -1009,7 +1010,7 @@ pub struct RunInfo {
     pub break_even_month_npv: Vec<Option<String>>,
     pub warnings: Vec<String>,
     /// The manifest: every file the run wrote except `run.json` itself (renamed into place
-    /// last), with what lets `--resume`, `merge` and the next run check it (issue 11).
+    /// last), with what lets `--resume`, `merge` and the next run check it.
     pub files: Vec<FileRecord>,
     /// The chart files of the run, drawn from the files above after `run.json` is written
     /// (empty with `--no-charts`, and in sweep points).

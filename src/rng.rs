@@ -31,14 +31,14 @@ pub enum Purpose<'a> {
     Shortfalls(&'a str),
     /// Random availability episodes of an elastic pool.
     Episodes(&'a str),
-    /// A spot pool's capacity process (issue 16): its trace offset or Markov run lengths,
+    /// A spot pool's capacity process: its trace offset or Markov run lengths,
     /// named by its zone when it has one (so pools of one zone move together).
     Availability(&'a str),
     /// The trace days a bootstrap replay draws for a trace workload, one per simulated day.
     TraceDays(&'a str),
     /// Whether each job of a replayed trace is dropped or copied to follow its growth.
     TraceGrowth(&'a str),
-    /// A service's hourly demand variation (issue 13), one draw per hour.
+    /// A service's hourly demand variation, one draw per hour.
     ServiceDemand(&'a str),
     /// The points of a sampled sweep (`--sample random:N` or `lhs:N`), named by the method.
     /// Drawn once per sweep, never inside a replication.

@@ -1,4 +1,4 @@
-//! Charts end to end (issue 4): `fleetsim plot` and `fleetsim run` draw every chart as a PNG
+//! Charts end to end: `fleetsim plot` and `fleetsim run` draw every chart as a PNG
 //! that decodes at 1600 x 1000 and an SVG that names every strategy in its text, from the tiny
 //! result folder in tests/data/charts (CSV files and run.json only).
 
@@ -229,9 +229,9 @@ fn pixels_below(pixels: &[u8], top: usize, rgb: [u8; 3]) -> usize {
 }
 
 /// A one-month horizon once drew no line and no band in cumulative_cost.png (a line of one
-/// point), and pool_utilization said "over 1 months" (issue 11, item 9f).
+/// point), and pool_utilization said "over 1 months".
 #[test]
-fn issue_11_a_one_month_horizon_draws_readable_charts() {
+fn a_one_month_horizon_draws_readable_charts() {
     let dir = temp_dir("one-month");
     let out = fleetsim(&[
         "run",
@@ -275,9 +275,9 @@ fn issue_11_a_one_month_horizon_draws_readable_charts() {
 
 /// Chart drawing grew faster than linearly with the strategies (4,000 took a minute, 10,000
 /// never finished): above 50 strategies no chart is drawn, and run says why on stderr and in
-/// run.json; plot refuses with the same reason (issue 11, item 9g).
+/// run.json; plot refuses with the same reason.
 #[test]
-fn issue_11_too_many_strategies_for_a_chart_are_skipped_with_a_note() {
+fn too_many_strategies_for_a_chart_are_skipped_with_a_note() {
     let dir = temp_dir("many-strategies");
     let mut text = fs::read_to_string("tests/data/small.toml").unwrap();
     for k in 0..50 {
@@ -311,10 +311,10 @@ fn issue_11_too_many_strategies_for_a_chart_are_skipped_with_a_note() {
     assert!(stderr.contains(note), "{stderr}");
 }
 
-/// The charts are drawn in parallel (issue 11, item j): on one thread or several, the same
+/// The charts are drawn in parallel: on one thread or several, the same
 /// bytes.
 #[test]
-fn issue_11_charts_drawn_in_parallel_are_the_bytes_of_a_sequential_drawing() {
+fn charts_drawn_in_parallel_are_the_bytes_of_a_sequential_drawing() {
     let draw = |threads: usize, name: &str| {
         let dir = copied_results(name, &[]);
         let pool = rayon::ThreadPoolBuilder::new()
@@ -331,10 +331,10 @@ fn issue_11_charts_drawn_in_parallel_are_the_bytes_of_a_sequential_drawing() {
     assert!(draw(1, "sequential-charts") == draw(3, "parallel-charts"));
 }
 
-/// Drawing stops once asked (a signal sets the flag; issue 11, item 7): no chart file is
+/// Drawing stops once asked (a signal sets the flag): no chart file is
 /// written and no `.partial` stays.
 #[test]
-fn issue_11_chart_drawing_stops_when_asked() {
+fn chart_drawing_stops_when_asked() {
     let dir = copied_results("stopped-charts", &[]);
     let stop = std::sync::atomic::AtomicBool::new(true);
     let error = fleetsim::charts::draw_all_until(&dir, &stop).unwrap_err();
@@ -352,11 +352,11 @@ fn issue_11_chart_drawing_stops_when_asked() {
     assert!(written.is_empty(), "{written:?}");
 }
 
-/// Issue 13: a run with services draws `service_demand` (GPUs demanded, served and held, by
+/// A run with services draws `service_demand` (GPUs demanded, served and held, by
 /// month and hour of day) with every service and strategy named, and `plot` draws it again from
 /// the files; a run without services draws no such chart.
 #[test]
-fn issue_13_services_get_a_demand_chart() {
+fn services_get_a_demand_chart() {
     let dir = temp_dir("service-chart");
     let out = dir.join("out");
     let run = fleetsim(&[
@@ -419,12 +419,12 @@ fn issue_13_services_get_a_demand_chart() {
     assert!(!plain.join("service_demand.png").exists());
 }
 
-/// Issue 18: the utilisation chart marks where each owned or reserved pool pays off, worked
+/// The utilisation chart marks where each owned or reserved pool pays off, worked
 /// out from the fixture's prices by hand, and nowhere else; the cost distribution starts at
 /// zero and gives each strategy's paired difference with the baseline, recomputed here from
 /// replications.csv; every chart has its provenance footer.
 #[test]
-fn issue_18_break_even_lines_paired_differences_and_provenance() {
+fn break_even_lines_paired_differences_and_provenance() {
     let dir = copied_results("issue-18-charts", &[]);
     let out = fleetsim(&["plot", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");

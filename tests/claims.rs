@@ -1,4 +1,4 @@
-//! `fleetsim claims` (issue 19) end to end: the committed page has the shape the command
+//! `fleetsim claims` end to end: the committed page has the shape the command
 //! writes, the same options give the same page on any thread count, `--only` reuses the
 //! other claims' folders and refuses folders of other options.
 
@@ -72,7 +72,7 @@ fn claims(args: &[&str]) -> String {
 }
 
 #[test]
-fn issue_19_the_committed_page_has_the_shape_the_command_writes() {
+fn the_committed_page_has_the_shape_the_command_writes() {
     let dir = temp_dir("claims");
     let (out, page) = (dir.join("out"), dir.join("docs").join("claims.md"));
     let (out, page) = (out.to_str().unwrap(), page.to_str().unwrap());
@@ -197,7 +197,7 @@ fn strip_verdict(line: &str) -> String {
 }
 
 #[test]
-fn issue_19_bad_claims_options_are_refused() {
+fn bad_claims_options_are_refused() {
     for (args, expected) in [
         (
             vec!["claims", "--only", "11"],

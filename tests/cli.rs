@@ -104,7 +104,7 @@ fn the_default_run_prints_a_comparison_and_writes_every_file() {
 fn every_shipped_scenario_validates_and_runs() {
     let dir = temp_dir("scenarios");
     let mut seen = 0;
-    // The claims' scenarios (issue 19) are shipped too.
+    // The claims' scenarios are shipped too.
     let claims = std::fs::read_dir("scenarios/claims").unwrap();
     for entry in std::fs::read_dir("scenarios").unwrap().chain(claims) {
         let path = entry.unwrap().path();
@@ -120,7 +120,7 @@ fn every_shipped_scenario_validates_and_runs() {
             "{path}: {}",
             String::from_utf8_lossy(&validate.stderr)
         );
-        // A trace workload says how many jobs of its trace it leaves out (issue 12): that is
+        // A trace workload says how many jobs of its trace it leaves out: that is
         // information, not a problem with the scenario.
         let warnings = String::from_utf8_lossy(&validate.stderr);
         assert!(
@@ -130,7 +130,7 @@ fn every_shipped_scenario_validates_and_runs() {
             "{path} warns: {warnings}"
         );
         let out = dir.join(seen.to_string());
-        // With the FOCUS export (issue 15), checked against the run's own totals.
+        // With the FOCUS export, checked against the run's own totals.
         let run = fleetsim(&[
             "run",
             path,
@@ -344,12 +344,12 @@ fn the_design_documents_example_scenario_validates_and_runs() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// Issue 10: the terminal summary must not hide jobs that never start. One DGX node's worth of
+/// The terminal summary must not hide jobs that never start. One DGX node's worth of
 /// 1-GPU jobs keeps 4 nodes busy; under `first_fit` the daily 32-GPU gangs never start, a few
 /// jobs among thousands, so the overall p95 is small: the table counts them ("never started"),
 /// marks the gangs' p95 as a lower bound, and a note names the starving workload.
 #[test]
-fn issue_10_the_summary_names_jobs_that_never_start() {
+fn the_summary_names_jobs_that_never_start() {
     let dir = temp_dir("starving");
     let scenario = dir.join("starving.toml");
     std::fs::write(
@@ -420,11 +420,11 @@ queue = "backfill"
     assert!(!stdout.contains("note: under `backfill`"), "{stdout}");
 }
 
-/// Issue 10: a queue that drains reports its p95 plainly. In M/M/1 (rho 0.8) a few jobs that
+/// A queue that drains reports its p95 plainly. In M/M/1 (rho 0.8) a few jobs that
 /// arrived just before the horizon have not started; they cannot move the p95 by 1 %, so the
 /// table prints no `>=` and no note about unfinished work (it printed `>=14 h` before).
 #[test]
-fn issue_10_a_draining_queue_is_not_marked_as_a_lower_bound() {
+fn a_draining_queue_is_not_marked_as_a_lower_bound() {
     let dir = temp_dir("mm1-bound");
     let scenario = dir.join("mm1.toml");
     std::fs::write(

@@ -53,7 +53,7 @@ fn output_files_are_byte_identical_on_one_and_two_threads() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// Services (issue 13) and every other feature: the same bytes on one and two threads.
+/// Services and every other feature: the same bytes on one and two threads.
 #[test]
 fn a_scenario_with_every_feature_gives_the_same_bytes_on_one_and_two_threads() {
     let dir = temp_dir("threads-features");

@@ -1,4 +1,4 @@
-//! Editor support and the shell (issue 18, items 3 and 4): `fleetsim schema` against the
+//! Editor support and the shell: `fleetsim schema` against the
 //! committed schema, every shipped scenario and the bad files of tests/data/bad validated with
 //! an independent JSON Schema validator (the `jsonschema` crate), `fleetsim init`,
 //! `fleetsim completions` (driven through bash's completion machinery) and `fleetsim man`.

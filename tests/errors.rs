@@ -1,4 +1,4 @@
-//! Bad input gets a clear error, and no result is ever lost or half-written (issue 6).
+//! Bad input gets a clear error, and no result is ever lost or half-written.
 //!
 //! Every refusal goes through the binary: its exit code (1 for a bad scenario or value, 2 for
 //! a command line clap refuses), the fragment of its message that names the line, field,
@@ -209,7 +209,7 @@ const BAD_FILES: &[Bad] = &[
         "malformed_date",
         "line 3: `start` must be a date \"YYYY-MM-DD\", got \"2027-13-01\"",
     ),
-    // Issue 11: once a panic (exit 101) in the calendar, even in `validate`.
+    // Once a panic (exit 101) in the calendar, even in `validate`.
     bad(
         "start_out_of_range",
         "line 3: `start` must be a date from 1970-01-01 to 2200-12-31, got \"9999-12-01\"",
@@ -291,7 +291,7 @@ const BAD_FILES: &[Bad] = &[
         "name_with_dot",
         "line 16: `pool[0].name` `dgx.h100` must not contain `.` (`.`, `=` and `,` separate --set paths and values)",
     ),
-    // Issue 11: names that would escape the output folder or reach the terminal raw.
+    // Names that would escape the output folder or reach the terminal raw.
     bad(
         "name_outside_folder",
         "line 2: `name` `/tmp/x` must not contain `/` (a name must not lead to another folder); names may have letters, digits",
@@ -337,7 +337,7 @@ const BAD_FILES: &[Bad] = &[
         "zero_max_queued_jobs",
         "line 7: `max_queued_jobs` must be at least 1, got 0",
     ),
-    // Job traces (issue 12): the scenario's line, then the trace's file, line and column.
+    // Job traces: the scenario's line, then the trace's file, line and column.
     bad(
         "trace_missing_column",
         "line 10: `workload.train.trace` tests/data/traces/bad/missing_gpus.csv: line 1: the header lacks the column `gpus`",
@@ -394,7 +394,7 @@ const BAD_FILES: &[Bad] = &[
         "trace_too_short_for_bootstrap",
         "line 8: `workload.train.replay` \"bootstrap\" needs a trace of at least 3 calendar days",
     ),
-    // Inference services (issue 13).
+    // Inference services.
     bad(
         "service_replica_larger_than_a_node",
         "`service.chat.gpus_per_replica` is 16, more than the 8 GPUs of a node of pool `dgx`",
@@ -419,7 +419,7 @@ const BAD_FILES: &[Bad] = &[
         "service_named_like_a_workload",
         "`train` is also a workload's name",
     ),
-    // Prices and money over time (issue 14).
+    // Prices and money over time.
     bad(
         "price_change_and_schedule",
         "`pool.spot.price_change_per_year` price_change_per_year, price_schedule and price_trace are three ways",
@@ -605,7 +605,7 @@ const BAD_FLAGS: &[BadFlags] = &[
         2,
         "invalid value '-5' for '--seed <N>': out of range: expected a whole number from 0 to 18446744073709551615",
     ),
-    // Issue 11: seeds are u64 in every command; --set takes one line.
+    // Seeds are u64 in every command; --set takes one line.
     flags(
         &[
             "sweep",
@@ -635,7 +635,7 @@ const BAD_FLAGS: &[BadFlags] = &[
         1,
         "--set horizon_months=1.5: must be a whole number from 1 to 1200, got the number `1.5`",
     ),
-    // Issue 11: a scenario is read once, and at most 16 MiB of it.
+    // A scenario is read once, and at most 16 MiB of it.
     flags(
         &["validate", "/dev/zero"],
         1,
@@ -675,7 +675,7 @@ const BAD_FLAGS: &[BadFlags] = &[
         1,
         "--trace would keep about 1.5e8 job rows in memory (2 strategies x 73,100,000 jobs of replication 0), more than 1e7; drop --trace",
     ),
-    // fleetsim fit (issue 12): a bad trace is exit 1 with its file, line and column; a bad
+    // fleetsim fit: a bad trace is exit 1 with its file, line and column; a bad
     // format or split is clap's exit 2.
     flags(
         &[
@@ -912,9 +912,9 @@ fn csv_column(path: &Path, column: &str) -> Vec<String> {
         .collect()
 }
 
-/// Issue 6 names this case: the queue grows without bound; the run continues and reports
-/// unfinished jobs. With mixed gang sizes and backfill it once took hours (every scheduling
-/// pass walked the whole queue); now it takes a fraction of a second.
+/// A fleet too small for its load: the queue grows without bound; the run continues and reports
+/// unfinished jobs. With mixed gang sizes and backfill it once took hours (every scheduling pass
+/// walked the whole queue); now it takes a fraction of a second.
 #[test]
 fn an_overloaded_owned_only_run_finishes_and_reports_unfinished_jobs() {
     let dir = temp_dir("overloaded");
@@ -1200,13 +1200,13 @@ fn ctrl_c_stops_cleanly_and_writes_nothing() {
     assert!(!out.exists(), "an interrupted run left {}", out.display());
 }
 
-// ---- issue 11: hostile input ------------------------------------------------------------------
+// ---- hostile input -------------------------------------------------------------------------
 
 /// A non-UTF-8 argument (a path, a scenario, `--out`) once panicked in `std::env::args()`:
 /// paths are taken as they are, and the message shows them lossily.
 #[cfg(unix)]
 #[test]
-fn issue_11_non_utf8_arguments_do_not_panic() {
+fn non_utf8_arguments_do_not_panic() {
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
     let dir = temp_dir("non-utf8");
@@ -1245,7 +1245,7 @@ fn issue_11_non_utf8_arguments_do_not_panic() {
 /// included, instead of printing "valid" and then hanging or failing on a second read.
 #[cfg(unix)]
 #[test]
-fn issue_11_a_scenario_from_a_fifo_or_process_substitution_is_read_once() {
+fn a_scenario_from_a_fifo_or_process_substitution_is_read_once() {
     let dir = temp_dir("fifo");
     let fifo = dir.join("scenario.toml");
     let made = Command::new("mkfifo")
@@ -1284,7 +1284,7 @@ fn issue_11_a_scenario_from_a_fifo_or_process_substitution_is_read_once() {
 /// Seeds are u64 in the command line, the file (above i64::MAX as a string, as TOML needs),
 /// `--vary` and run.json, and `validate` and `run` agree on every one.
 #[test]
-fn issue_11_seeds_are_u64_everywhere() {
+fn seeds_are_u64_everywhere() {
     let dir = temp_dir("seeds");
     let max = u64::MAX.to_string();
     let out = dir.join("cli");
@@ -1376,10 +1376,10 @@ fn issue_11_seeds_are_u64_everywhere() {
 }
 
 /// Two commands into one folder at once mixed their files: the second refuses at once,
-/// naming the folder and the process that holds it (item 4 of issue 11).
+/// naming the folder and the process that holds it.
 #[cfg(unix)]
 #[test]
-fn issue_11_a_folder_being_written_is_refused_to_a_second_command() {
+fn a_folder_being_written_is_refused_to_a_second_command() {
     let dir = temp_dir("locked");
     let out = dir.join("out");
     let out_text = out.to_string_lossy().into_owned();
@@ -1439,7 +1439,7 @@ fn issue_11_a_folder_being_written_is_refused_to_a_second_command() {
 /// Same name, another scenario (a file, or `--set` values): refused without --force, so
 /// parallel `run --set` jobs of one scenario cannot overwrite each other (item 5).
 #[test]
-fn issue_11_a_folder_of_the_same_name_but_another_scenario_is_kept_unless_forced() {
+fn a_folder_of_the_same_name_but_another_scenario_is_kept_unless_forced() {
     let dir = temp_dir("same-name");
     let out = dir.join("out");
     let out_text = out.to_string_lossy().into_owned();
@@ -1482,7 +1482,7 @@ fn issue_11_a_folder_of_the_same_name_but_another_scenario_is_kept_unless_forced
 /// A run removes the files of the previous run it does not write again, and only those the
 /// previous run's manifest lists: a user's `jobs.csv` stays (item 6).
 #[test]
-fn issue_11_a_run_removes_only_files_the_previous_run_wrote() {
+fn a_run_removes_only_files_the_previous_run_wrote() {
     let dir = temp_dir("stale");
     let out = dir.join("out");
     let out_text = out.to_string_lossy().into_owned();
@@ -1556,12 +1556,12 @@ fn partials(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// SIGINT, SIGTERM and SIGHUP stop every stage within about a second, with 128 + the signal
-/// (130, 143, 129), no `.partial` left and no folder the command created (item 7 of issue 11;
-/// SIGTERM and SIGHUP once left an empty folder, Ctrl-C during charts was ignored, and a sweep
+/// (130, 143, 129), no `.partial` left and no folder the command created
+/// (SIGTERM and SIGHUP once left an empty folder, Ctrl-C during charts was ignored, and a sweep
 /// stopped by Ctrl-C exited 1).
 #[cfg(unix)]
 #[test]
-fn issue_11_signals_stop_every_stage_with_their_exit_code() {
+fn signals_stop_every_stage_with_their_exit_code() {
     let dir = temp_dir("signals");
     let long_run = |out: &Path| -> Vec<String> {
         [
@@ -1595,7 +1595,7 @@ fn issue_11_signals_stop_every_stage_with_their_exit_code() {
     }
     // While drawing charts (which take a fraction of a second now, so the signal may come
     // after the last: both ends are whole): a stop writes no chart and keeps the CSV files.
-    // `charts::issue_11_chart_drawing_stops_when_asked` stops it for certain.
+    // `charts::chart_drawing_stops_when_asked` stops it for certain.
     let out = dir.join("charts");
     let done = fleetsim(&[
         "run",

@@ -1,11 +1,10 @@
-//! Issue 15, a bill finance can load. The FOCUS export: a worked bill derived by hand, row by
-//! row; and, on any result folder, what the FOCUS validator does not check (gotcha 6 of the
-//! note the issue cites): the sums against the replication's totals, reserved hours, the
-//! commitment identity, date and decimal formats, enum values, and List/Contracted cost =
-//! unit price x quantity. `.ci/run` runs the validator itself on every shipped scenario.
-//! Budgets by month: percentiles in `monthly.csv` against `monthly_replications.csv`. Clean
-//! cells: every CSV read by Python's csv module, and empty cells read back by `plot` and
-//! `sweep --resume`.
+//! A bill finance can load: the FOCUS export, a worked bill derived by hand, row by row; and, on
+//! any result folder, what the FOCUS validator does not check (gotcha 6 of the note
+//! `shared/notes/focus-export.md`): the sums against the replication's totals, reserved hours, the
+//! commitment identity, date and decimal formats, enum values, and List/Contracted cost = unit
+//! price x quantity. `.ci/run` runs the validator itself on every shipped scenario. Budgets by
+//! month: percentiles in `monthly.csv` against `monthly_replications.csv`. Clean cells: every CSV
+//! read by Python's csv module, and empty cells read back by `plot` and `sweep --resume`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -161,7 +160,7 @@ const DAY1: &str = "2027-01-02T00:00:00Z";
 const DAY2: &str = "2027-01-03T00:00:00Z";
 
 #[test]
-fn issue_15_a_worked_bill_by_day() {
+fn a_worked_bill_by_day() {
     let rows = worked_rows(ChargePeriod::Day);
     let research = Some("research");
     let product = Some("product");
@@ -353,7 +352,7 @@ fn issue_15_a_worked_bill_by_day() {
 }
 
 #[test]
-fn issue_15_a_monthly_bill_adds_the_days_up() {
+fn a_monthly_bill_adds_the_days_up() {
     let rows = worked_rows(ChargePeriod::Month);
     let research = Some("research");
     let product = Some("product");
@@ -777,7 +776,7 @@ fn read(path: &Path) -> Vec<BTreeMap<String, String>> {
 }
 
 #[test]
-fn issue_15_the_golden_scenario_exports_a_consistent_bill() {
+fn the_golden_scenario_exports_a_consistent_bill() {
     // Every pool type, failures, spot waves and reservations ending: by day and by month.
     let dir = temp_dir("focus-golden");
     for (period, name) in [("day", "daily"), ("month", "monthly")] {
@@ -815,7 +814,7 @@ fn issue_15_the_golden_scenario_exports_a_consistent_bill() {
 }
 
 #[test]
-fn issue_15_focus_needs_an_iso_currency() {
+fn focus_needs_an_iso_currency() {
     let out = fleetsim(&[
         "run",
         "tests/data/golden.toml",
@@ -833,11 +832,11 @@ fn issue_15_focus_needs_an_iso_currency() {
     );
 }
 
-/// Issue 15's clean cells: every CSV of a run (with `--trace` and `--focus`), of a run with
+/// Clean cells: every CSV of a run (with `--trace` and `--focus`), of a run with
 /// services and of a sweep, read by Python's csv module (`tests/python/check_csv.py`): no
 /// `NaN`, every non-empty numeric cell a plain number, a currency wherever there is money.
 #[test]
-fn issue_15_every_csv_reads_cleanly_in_python() {
+fn every_csv_reads_cleanly_in_python() {
     let python = std::env::var("FLEETSIM_PYTHON").unwrap_or_else(|_| "python3".into());
     if !std::process::Command::new(&python)
         .arg("--version")
@@ -937,7 +936,7 @@ fn numpy_percentile(values: &mut [f64], q: f64) -> f64 {
 }
 
 #[test]
-fn issue_15_monthly_budgets_are_percentiles_of_the_replications() {
+fn monthly_budgets_are_percentiles_of_the_replications() {
     let dir = temp_dir("budgets");
     let out = dir.join("out");
     let run = fleetsim(&[
@@ -1006,7 +1005,7 @@ fn issue_15_monthly_budgets_are_percentiles_of_the_replications() {
 }
 
 #[test]
-fn issue_15_empty_cells_read_back_for_plot_and_resume() {
+fn empty_cells_read_back_for_plot_and_resume() {
     // One replication: no interval, so empty cells in summary.csv and monthly.csv.
     let dir = temp_dir("empty-cells");
     let out = dir.join("run");
@@ -1080,7 +1079,7 @@ fn issue_15_empty_cells_read_back_for_plot_and_resume() {
 /// both), else `python3`; when it has no pandas and duckdb the test prints `SKIPPED:`, or
 /// fails under CI.
 #[test]
-fn issue_15_the_finops_examples_run() {
+fn the_finops_examples_run() {
     let python = std::env::var("FLEETSIM_FOCUS_PYTHON").unwrap_or_else(|_| "python3".into());
     let has = std::process::Command::new(&python)
         .args(["-c", "import pandas, duckdb"])

@@ -1,9 +1,9 @@
-//! Issue 15's FOCUS export of what issues 13 and 14 added, worked out by hand row by row: a
-//! price that changes by month, checkpoint storage and data moved between sites (their own
-//! SKUs and service categories), on-prem nodes sold (a Credit of the cash and the book value
-//! written off), a reservation paid partly up front, and an inference service's GPUs (its
-//! team's sub-account, its name in `x_FleetsimService`). Each total is checked against the
-//! hand-worked figure and the replication's own `total_cost` and `total_cost_cash`.
+//! The FOCUS export of services, sites, storage and data transfer, worked out by hand row by row: a
+//! price that changes by month, checkpoint storage and data moved between sites (their own SKUs and
+//! service categories), on-prem nodes sold (a Credit of the cash and the book value written off), a
+//! reservation paid partly up front, and an inference service's GPUs (its team's sub-account, its
+//! name in `x_FleetsimService`). Each total is checked against the hand-worked figure and the
+//! replication's own `total_cost` and `total_cost_cash`.
 
 use std::sync::atomic::AtomicBool;
 
@@ -166,7 +166,7 @@ fn sums(rows: &[FocusRow], strategy: &str) -> (f64, f64) {
 }
 
 #[test]
-fn issue_15_storage_network_a_sale_and_a_monthly_price_by_hand() {
+fn storage_network_a_sale_and_a_monthly_price_by_hand() {
     let (rows, totals) = export(WORKED);
     // The DGX, idle in January: 12,000 paid on day 0 (Purchase), 1,000 a month of
     // depreciation (1000/31 a day over 192 GPU-hours), operations 744 a month = 24 a day.
@@ -282,7 +282,7 @@ fn issue_15_storage_network_a_sale_and_a_monthly_price_by_hand() {
 }
 
 #[test]
-fn issue_15_a_reservation_paid_partly_up_front_by_hand() {
+fn a_reservation_paid_partly_up_front_by_hand() {
     let (rows, totals) = export(WORKED);
     // 16 GPUs at 2 less 50 % = 1 a GPU-hour. Up front, a quarter of the year's term (8,760 h,
     // past the horizon too): 16 x 8,760 x 0.25 = 35,040, One-Time, on day 0. The rest month
@@ -345,7 +345,7 @@ fn issue_15_a_reservation_paid_partly_up_front_by_hand() {
 }
 
 #[test]
-fn issue_15_a_service_is_billed_to_its_team_by_hand() {
+fn a_service_is_billed_to_its_team_by_hand() {
     // A service of 2 GPUs all month (1-GPU replicas placed at once, scale_up_h 0) on one
     // 8-GPU on-demand node at 1 a GPU-hour: each day 48 GPU-hours to team product, service
     // chat, and 144 idle; 31 x 192 = 5,952 in all.

@@ -1,4 +1,4 @@
-//! No input makes fleetsim panic (issue 6): arbitrary bytes, files stitched from lines of
+//! No input makes fleetsim panic: arbitrary bytes, files stitched from lines of
 //! valid ones, valid scenarios with numbers scaled, negated, zeroed, made NaN or huge, fields
 //! deleted or duplicated, strings garbled, and arbitrary `--set` overrides all go through
 //! loading, every check and (when they pass) a short simulation, statistics and the writing
@@ -97,7 +97,7 @@ fn exercise(text: &str, overrides: &[Override]) -> Result<(), TestCaseError> {
             }
         })
     };
-    // With the FOCUS export (issue 15), so its rows are built from any scenario too.
+    // With the FOCUS export, so its rows are built from any scenario too.
     let result = runner::run(config, true, &|| {}, &stop).and_then(|mut run_output| {
         runner::add_focus(config, &mut run_output, ChargePeriod::Day, &stop)?;
         Ok(run_output)
@@ -771,7 +771,7 @@ proptest! {
         exercise(&text, &[])?;
     }
 
-    /// Issue 11: any start year (the calendar once panicked past year 9998), any name (control
+    /// Any start year (the calendar once panicked past year 9998), any name (control
     /// characters, slashes, thousands of characters) and any seed text.
     #[test]
     fn hostile_starts_names_and_seeds_never_panic(

@@ -1,4 +1,4 @@
-//! Prices and money over time (issue 14) against values worked out by hand: a falling price
+//! Prices and money over time against values worked out by hand: a falling price
 //! month by month (by yearly change, schedule and trace), the NPV of a constant cost against
 //! the annuity formula, a reservation priced at its start month and paid up front, a sale of
 //! on-prem nodes, one dataset moved between sites, stored checkpoints, and the CO2 of a

@@ -1,4 +1,4 @@
-//! `report.html` end to end (issue 18, item 1): written by `run` (and `fleetsim report DIR`),
+//! `report.html` end to end: written by `run` (and `fleetsim report DIR`),
 //! self-contained (no script, nothing to fetch), user text escaped, every chart inlined with
 //! a reading checked against summary.csv; then rendered in headless Chromium (Debian's
 //! `chromium`, which `.ci/install-test-tools chromium` installs; without it the test prints

@@ -1,4 +1,4 @@
-//! Scheduling against the contract (issue 10): EASY backfill never starves a wide gang, and a
+//! Scheduling against the contract: EASY backfill never starves a wide gang, and a
 //! gang that finds nobody waiting ahead of it starts no later than the last job running at its
 //! arrival ends; `first_fit` shows the starvation that the reservation prevents.
 
@@ -9,8 +9,8 @@ use fleetsim::runner;
 
 use crate::common::config;
 
-/// Issue 10's fleet: 4 DGX nodes (32 GPUs), 240 1-GPU jobs a day (exponential, mean 2 h) and
-/// one 32-GPU, 6 h gang a day, for 3 months.
+/// A fleet of wide gangs among small jobs: 4 DGX nodes (32 GPUs), 240 1-GPU jobs a day
+/// (exponential, mean 2 h) and one 32-GPU, 6 h gang a day, for 3 months.
 const WIDE_GANGS: &str = r#"
 start = "2027-01-01"
 horizon_months = 3
@@ -53,7 +53,7 @@ fn jobs_of<'a>(jobs: &'a [JobRow], workload: &str) -> Vec<&'a JobRow> {
 }
 
 #[test]
-fn issue_10_backfill_starts_every_wide_gang_and_bounds_its_wait() {
+fn backfill_starts_every_wide_gang_and_bounds_its_wait() {
     let config = config(WIDE_GANGS);
     let output = runner::run(&config, true, &|| {}, &AtomicBool::new(false)).unwrap();
     let (backfill, first_fit) = (&output.units[0], &output.units[1]);
@@ -113,11 +113,11 @@ fn issue_10_backfill_starts_every_wide_gang_and_bounds_its_wait() {
     );
 }
 
-/// Issue 10 on `priority`: with the 1-GPU jobs a level above the gangs, strict priority lets
-/// them pass every gang forever; aging (by default one level per 24 h waited) puts a gang ahead
-/// of the 1-GPU jobs that arrive more than a day after it, so every gang starts.
+/// The same fleet under `priority`: with the 1-GPU jobs a level above the gangs, strict priority
+/// lets them pass every gang forever; aging (by default one level per 24 h waited) puts a gang
+/// ahead of the 1-GPU jobs that arrive more than a day after it, so every gang starts.
 #[test]
-fn issue_10_priority_with_aging_starts_every_wide_gang() {
+fn priority_with_aging_starts_every_wide_gang() {
     let text = WIDE_GANGS
         .replace(
             "duration_h = { dist = \"exponential\", mean = 2.0 }",

@@ -1,4 +1,4 @@
-//! Inference services (issue 13) against values worked out by hand: what an autoscaler that
+//! Inference services against values worked out by hand: what an autoscaler that
 //! follows demand exactly must pay, overflow above an owned base, the demand lost while new
 //! replicas load, and the batch work a service preemption destroys.
 

@@ -1,4 +1,4 @@
-//! A sharded sweep on a real Slurm cluster (issue 5): starts a single-node cluster from Debian's
+//! A sharded sweep on a real Slurm cluster: starts a single-node cluster from Debian's
 //! packages with `deploy/slurm/start-local-cluster.sh`, runs a sweep as an array job plus a
 //! dependent merge job with `deploy/slurm/sweep.sh`, compares the merged folder with the
 //! unsharded sweep byte for byte, and stops the cluster, also when the test fails. Every wait is
@@ -9,7 +9,7 @@
 //! root), or with `FLEETSIM_SKIP_SLURM` set, a test prints `SKIPPED:` with the reason and
 //! passes, or fails under CI (`common::skip_or_fail`).
 //!
-//! A second test (issue 12) starts a cluster with 8 GPUs and accounting (slurmdbd and a private
+//! A second test starts a cluster with 8 GPUs and accounting (slurmdbd and a private
 //! MariaDB), runs a few dozen GPU jobs, takes their history with `sacct` and replays it: the
 //! busy GPU-hours must be those Slurm accounted. About 60-80 s; it also needs `slurmdbd
 //! mariadb-server`, and skips on the same terms. The two tests take turns (one cluster at a
@@ -301,8 +301,8 @@ fn slurm(cluster: &Cluster, command: &str, args: &[&str]) -> Output {
         .expect("timeout runs")
 }
 
-/// The command of issue 12, with a time window: sacct's default starts at midnight, and the
-/// test may run across one.
+/// The command docs/traces.md gives, with a time window: sacct's default starts at midnight, and
+/// the test may run across one.
 const SACCT_FORMAT: &str =
     "--format=JobID,Submit,Start,End,Elapsed,AllocTRES,State,Account,Partition";
 

@@ -1,4 +1,4 @@
-//! Spot as it really behaves (issue 16) against hand-worked cases and closed forms: an
+//! Spot as it really behaves against hand-worked cases and closed forms: an
 //! availability trace with known up and down periods gives exact preemption and refusal
 //! counts under `failover` and `stay`; a two-state Markov process's long-run share and its
 //! spread over replications match the closed form; pools of one zone go up and down
@@ -73,7 +73,7 @@ spot_policy = "{policy}"
 }
 
 #[test]
-fn issue_16_a_trace_with_known_periods_gives_exact_preemptions_and_refusals() {
+fn a_trace_with_known_periods_gives_exact_preemptions_and_refusals() {
     let dir = temp_dir("spot-trace-failover");
     let units = run_file(&trace_scenario(&dir, "[1.0, 12.0, 25.0]", "failover"));
     let unit = &units[0];
@@ -95,7 +95,7 @@ fn issue_16_a_trace_with_known_periods_gives_exact_preemptions_and_refusals() {
 }
 
 #[test]
-fn issue_16_the_public_traces_json_reads_as_the_same_periods() {
+fn the_public_traces_json_reads_as_the_same_periods() {
     // One-hour ticks, 0 = available: up 10 h, down 10 h, up 10 h, as `TRACE`.
     let dir = temp_dir("spot-trace-json");
     let ticks: Vec<&str> = [["0"; 10], ["1"; 10], ["0"; 10]].concat();
@@ -117,7 +117,7 @@ fn issue_16_the_public_traces_json_reads_as_the_same_periods() {
 }
 
 #[test]
-fn issue_16_stay_waits_for_its_spot_pool() {
+fn stay_waits_for_its_spot_pool() {
     let dir = temp_dir("spot-trace-stay");
     let units = run_file(&trace_scenario(&dir, "[1.0, 12.0]", "stay"));
     let unit = &units[0];
@@ -135,7 +135,7 @@ fn issue_16_stay_waits_for_its_spot_pool() {
 }
 
 #[test]
-fn issue_16_next_zone_moves_to_the_other_zones_spot() {
+fn next_zone_moves_to_the_other_zones_spot() {
     let dir = temp_dir("spot-next-zone");
     std::fs::write(dir.join("spot.csv"), TRACE).unwrap();
     let scenario = |policy: &str| {
@@ -196,7 +196,7 @@ spot_policy = "{policy}"
 }
 
 #[test]
-fn issue_16_a_changing_spot_price_is_billed_per_increment() {
+fn a_changing_spot_price_is_billed_per_increment() {
     // 2 per GPU-hour, 3 from 1.5 h; hourly increments from 0 h: 2 + 2 + 3 for a 3 h node,
     // not 2 x 1.5 + 3 x 1.5.
     let dir = temp_dir("spot-price-increment");
@@ -278,7 +278,7 @@ burst_after_wait_h = 0
 }
 
 #[test]
-fn issue_16_a_markov_availability_has_its_long_run_share_and_spread() {
+fn a_markov_availability_has_its_long_run_share_and_spread() {
     let dir = temp_dir("spot-markov");
     let path = dir.join("s.toml");
     let replications = 60;
@@ -324,7 +324,7 @@ fn issue_16_a_markov_availability_has_its_long_run_share_and_spread() {
 }
 
 #[test]
-fn issue_16_deadline_aware_meets_the_deadlines_on_demand_meets_for_less() {
+fn deadline_aware_meets_the_deadlines_on_demand_meets_for_less() {
     // The study's setting: 48 h jobs with 52 h and 70 h deadlines, spot available 60 % of the
     // time in runs of 3 h on average (and 10 % in runs of 0.8 h), one job at a time.
     for (deadline_h, share, mean_h) in [

@@ -1,4 +1,4 @@
-//! `fleetsim sweep` and `fleetsim merge` end to end (issue 5): the files a sweep writes, a point
+//! `fleetsim sweep` and `fleetsim merge` end to end: the files a sweep writes, a point
 //! against `fleetsim run --set`, shards merged byte for byte, resume, and the messages for bad
 //! flags and folders.
 
@@ -624,7 +624,7 @@ fn a_warning_shared_by_several_points_is_said_once() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-// ---- issue 11: no silent loss, no foreign files touched --------------------------------------
+// ---- no silent loss, no foreign files touched ----------------------------------------------
 
 /// Keeps the first `lines` lines of a file (a cut at a line boundary, which CSV readers accept).
 fn cut(path: &Path, lines: usize) {
@@ -634,7 +634,7 @@ fn cut(path: &Path, lines: usize) {
 }
 
 #[test]
-fn issue_11_resume_simulates_a_damaged_point_again() {
+fn resume_simulates_a_damaged_point_again() {
     let dir = temp_dir("sweep-damaged");
     let whole = dir.join("whole");
     ok(&["sweep", TINY, "--out", s(&whole), "-q", "--no-charts"]);
@@ -675,7 +675,7 @@ fn issue_11_resume_simulates_a_damaged_point_again() {
 }
 
 #[test]
-fn issue_11_merge_refuses_a_damaged_shard_and_names_the_remedy() {
+fn merge_refuses_a_damaged_shard_and_names_the_remedy() {
     let dir = temp_dir("sweep-damaged-shard");
     let whole = dir.join("whole");
     ok(&["sweep", TINY, "--out", s(&whole), "-q"]);
@@ -739,7 +739,7 @@ fn issue_11_merge_refuses_a_damaged_shard_and_names_the_remedy() {
 }
 
 #[test]
-fn issue_11_sweep_force_removes_only_what_fleetsim_wrote() {
+fn sweep_force_removes_only_what_fleetsim_wrote() {
     let dir = temp_dir("sweep-force-foreign");
     let out = dir.join("out");
     let vary = |values: &str| format!("pool.dgx.nodes={values}");
@@ -784,7 +784,7 @@ fn issue_11_sweep_force_removes_only_what_fleetsim_wrote() {
 }
 
 #[test]
-fn issue_11_out_naming_a_file_is_called_a_file() {
+fn out_naming_a_file_is_called_a_file() {
     let dir = temp_dir("sweep-out-file");
     let file = dir.join("a-file");
     std::fs::write(&file, "").unwrap();

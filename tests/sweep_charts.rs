@@ -1,4 +1,4 @@
-//! Sweep charts end to end (issue 5, item 8): `fleetsim sweep` and `fleetsim merge` draw the
+//! Sweep charts end to end: `fleetsim sweep` and `fleetsim merge` draw the
 //! frontier, a chart per varied parameter and metric, and the heatmap over two parameters, as
 //! PNGs of 1600 x 1000 and SVGs that name the strategies and parameters; `--no-charts`, shards
 //! and `fleetsim plot` on a sweep folder; one parameter, a two-parameter grid, a Latin
@@ -133,7 +133,7 @@ fn a_two_parameter_grid_gets_a_frontier_a_chart_per_parameter_and_a_heatmap() {
         "{texts:?}"
     );
     assert!(texts.iter().any(|t| t.contains("(k EUR)")), "{texts:?}");
-    // Issue 18: the cloud strategy, which neither parameter changes, is one dot counted nine
+    // The cloud strategy, which neither parameter changes, is one dot counted nine
     // times; every other dot is labelled with its values (nodes, burst_after_wait_h).
     assert!(texts.iter().any(|t| t == "cloud \u{d7}9"), "{texts:?}");
     assert!(texts.iter().any(|t| t == "2, 1"), "{texts:?}");
@@ -206,7 +206,7 @@ fn a_one_parameter_sweep_has_no_heatmap() {
             "total cost over 2 months, amortised",
         ],
     );
-    // Issue 18: the one-row grid's cost chart gives the paired difference of each point to
+    // The one-row grid's cost chart gives the paired difference of each point to
     // the strategy's cheapest; the provenance footer says what made the chart.
     let texts = assert_drawn(
         &out,

@@ -133,7 +133,7 @@ fn erlang_c_wait_quantile_h(servers: u32, load: f64, service_h: f64, p: f64) -> 
 }
 
 /// Wait percentiles of an M/M/c queue against Erlang C's waiting-time distribution, in its
-/// tail: where p95 is many hours (issue 10: they saturated near 2 h).
+/// tail: where p95 is many hours (they saturated near 2 h).
 fn assert_wait_percentiles(
     servers: u32,
     gpus_per_node: u32,

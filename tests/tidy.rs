@@ -830,3 +830,71 @@ fn app_knows_no_front_end() {
         found.join("\n")
     );
 }
+
+/// Comments stand alone: the tracker is not in the repository, so no source or test cites
+/// "issue N" (or a test is named `issue_N_...`); each says what and why instead.
+#[test]
+fn no_comment_cites_a_tracker_issue() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for folder in ["src", "tests", "benches", "python/src", "python/tests"] {
+        let mut folders = vec![root.join(folder)];
+        while let Some(folder) = folders.pop() {
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries {
+                let path = entry.expect("a directory entry").path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs" || e == "py") {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    assert!(files.len() > 100, "{files:?}");
+    let mut found = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("a source file");
+        for (n, line) in text.lines().enumerate() {
+            if cites_an_issue(line) {
+                found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "comments citing the tracker:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Whether `line` cites an issue: the word (any case, also plural) then a number, with an
+/// optional `#`, or a test name starting `issue_` and a number.
+fn cites_an_issue(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let word = ["issue", "s"].concat();
+    lower.match_indices(&word[..5]).any(|(at, _)| {
+        let before_ok = at == 0 || !lower.as_bytes()[at - 1].is_ascii_alphanumeric();
+        let rest = &lower[at + 5..];
+        let rest = rest.strip_prefix('s').unwrap_or(rest);
+        let rest = rest.strip_prefix([' ', '_']).unwrap_or(rest);
+        let rest = rest.strip_prefix('#').unwrap_or(rest);
+        before_ok && rest.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+#[test]
+fn issue_citations_are_recognised() {
+    let cite = |n: u32| format!("{}{}{n}", "Iss", "ue ");
+    assert!(cites_an_issue(&format!("// ({})", cite(12))));
+    assert!(cites_an_issue(&format!("/// {}'s fleet", cite(10))));
+    assert!(cites_an_issue(&format!(
+        "fn {}_{}() {{}}",
+        "issue", "15_a_bill"
+    )));
+    assert!(cites_an_issue(&format!("see {}s #{}", "issue", 3)));
+    assert!(!cites_an_issue("// what issues from a 2 h wait"));
+    assert!(!cites_an_issue("let tissue5 = 1;"));
+}

@@ -1,4 +1,4 @@
-//! Replaying and fitting job traces (issue 12), through the binary: exact replay reproduces
+//! Replaying and fitting job traces, through the binary: exact replay reproduces
 //! a trace, bootstrap replications bracket its daily load, growth scales it, `fit` then `run`
 //! gives back its arrivals and GPU-hours, and every strategy and thread count sees the same
 //! jobs. Expected values are computed here from the trace files with code of this file, never
@@ -705,7 +705,7 @@ fn fitted_workloads_by_team_validate_and_run_as_written() {
     run(&scenario, &dir.join("out"), &[]);
 }
 
-/// Issue 12: a trace whose jobs ran on several GPU types is fitted per type, each workload
+/// A trace whose jobs ran on several GPU types is fitted per type, each workload
 /// naming the type its durations were measured on (4 h on A100s and 2 h on H100s were pooled
 /// into one distribution before); with `[gpu_speed]` a scenario then converts them.
 #[test]

@@ -263,7 +263,7 @@ queue = "{queue}"
 }
 
 #[test]
-fn issue_10_priority_aging_lets_a_low_priority_gang_start() {
+fn priority_aging_lets_a_low_priority_gang_start() {
     // One 8-GPU node. A (t=0, 8 GPUs, 1 h, priority 1) runs 0-1. G (t=0.1, 8 GPUs, 1 h,
     // priority 0) waits. H jobs (1 GPU, 0.9 h, priority 1) arrive every 0.5 h from 0.57 to
     // 9.57, so one or two of them always run: the node never empties while they come.
@@ -446,7 +446,7 @@ opex_per_node_month = 0
 }
 
 #[test]
-fn issue_10_waits_of_three_hours_are_three_hours() {
+fn waits_of_three_hours_are_three_hours() {
     // A 20-GPU job holds the only (20-GPU) node from 0 to 3 h; nineteen 1-GPU jobs arrive at
     // 0.001 h and start at 3 h: waits 0 and nineteen times 2.999 h. Nearest rank: p50 is the
     // 10th of 20 waits, p95 the 19th: both 2.999 h (they were reported as 0.002 h before).

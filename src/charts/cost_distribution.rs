@@ -58,7 +58,7 @@ pub fn draw<DB: DrawingBackend>(
         })
         .collect();
     let extent = style::extent(values.iter().flatten().flatten().copied());
-    // From zero (issue 18: a break in the axis made 4.4 M look like a fifth of 9.4 M), with
+    // From zero (a break in the axis made 4.4 M look like a fifth of 9.4 M), with
     // room on the right for the notes.
     let top = extent.end.max(1.0);
     let x_range = extent.start.min(0.0)..(top * 1.12);

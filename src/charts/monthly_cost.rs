@@ -1,6 +1,6 @@
 //! Monthly cost per strategy, stacked by category (capital, energy, operations, reserved,
 //! on-demand, spot, storage, network), with the p5-p95 range of the month's total over
-//! replications as a whisker on each bar (the budget band of issue 15): one panel per
+//! replications as a whisker on each bar (the budget band): one panel per
 //! strategy, on a shared scale.
 
 use plotters::coord::Shift;

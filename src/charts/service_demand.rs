@@ -1,4 +1,4 @@
-//! Inference services (issue 13): GPUs demanded against GPUs served and held, by month and by
+//! Inference services: GPUs demanded against GPUs served and held, by month and by
 //! hour of the day (means over replications, from `services_monthly.csv` and
 //! `services_hourly.csv`). A row of two panels per service; demand in black, each strategy's
 //! served GPUs as a line in its colour, the GPUs its replicas held dashed.

@@ -615,7 +615,7 @@ mod tests {
 
     #[test]
     fn money_is_shown_in_millions_or_thousands_on_one_scale() {
-        // Issue 18: "8 M EUR", not "8,000 thousand EUR".
+        // "8 M EUR", not "8,000 thousand EUR".
         let axis = MoneyAxis::new(&(0.0..12_000_000.0), "EUR");
         assert_eq!(axis.unit, "M EUR");
         assert_eq!(axis.label(8_000_000.0), "8");

@@ -1,4 +1,4 @@
-//! The claims study (issue 19): the market's rules of thumb, each put to the test by a
+//! The claims study: the market's rules of thumb, each put to the test by a
 //! scenario of `scenarios/claims/` and judged by a rule of its own.
 //!
 //! - [`CLAIMS`]: the ten claims: the statement, its scenario, what fleetsim cannot observe
@@ -61,7 +61,7 @@ pub type Rule = fn(&[Point]) -> Result<Finding, String>;
 /// One claim of the study.
 #[derive(Debug, Clone, Copy)]
 pub struct Claim {
-    /// 1 to 10, as in issue 19.
+    /// 1 to 10, the order of `docs/claims.md`.
     pub number: u8,
     /// The scenario is `scenarios/claims/<NN>-<slug>.toml`, its results `output/claims/<NN>-<slug>/`.
     pub slug: &'static str,
@@ -81,7 +81,7 @@ impl Claim {
     }
 }
 
-/// The ten claims, in issue 19's order.
+/// The ten claims, in the order of `docs/claims.md`.
 pub const CLAIMS: [Claim; 10] = [
     Claim {
         number: 1,

@@ -1,4 +1,4 @@
-//! `fleetsim claims`: runs the claims study (issue 19) and writes its page, `docs/claims.md`,
+//! `fleetsim claims`: runs the claims study and writes its page, `docs/claims.md`,
 //! with the chart of each claim beside it.
 
 use std::path::PathBuf;

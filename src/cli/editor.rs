@@ -1,4 +1,4 @@
-//! Where planners work (issue 18): `fleetsim schema` (the scenario file's JSON Schema for
+//! Where planners work: `fleetsim schema` (the scenario file's JSON Schema for
 //! editors), `fleetsim init` (a commented starter scenario), `fleetsim completions` and
 //! `fleetsim man`.
 

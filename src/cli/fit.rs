@@ -1,4 +1,4 @@
-//! `fleetsim fit`: a parametric workload from a job trace (issue 12).
+//! `fleetsim fit`: a parametric workload from a job trace.
 
 use std::io::Write as _;
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! SIGINT (Ctrl-C), SIGTERM and SIGHUP (what Slurm and Kubernetes send), handled alike by
-//! every command (issue 11).
+//! every command.
 //!
 //! Until a command begins work that leaves files behind (it takes its output folder, draws
 //! charts, writes `fit --out`), a signal ends the process at once with 128 + the signal's

@@ -1,5 +1,5 @@
 //! Rows to cells and back, so that every CSV file writes and reads an undefined number the
-//! same way: as an empty cell (issue 15), never as the text `NaN`.
+//! same way: as an empty cell, never as the text `NaN`.
 //!
 //! [`to_cells`] turns a row (a struct of plain fields, as the record types are) into its
 //! column names and [`Cell`]s; a NaN or infinite `f64` becomes [`Cell::Empty`]. [`from_record`]

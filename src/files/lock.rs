@@ -1,4 +1,4 @@
-//! An output folder belongs to one fleetsim at a time (issue 11): `run`, `sweep` and `merge`
+//! An output folder belongs to one fleetsim at a time: `run`, `sweep` and `merge`
 //! hold an OS advisory lock on `DIR/.fleetsim.lock` from before they look at the folder until
 //! their last file (charts included) is in place. A second command into the same folder
 //! refuses at once, naming the folder and the process that holds it; it does not wait, so
@@ -192,7 +192,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue_11_a_folder_is_held_by_one_command_at_a_time() {
+    fn a_folder_is_held_by_one_command_at_a_time() {
         let dir = std::env::temp_dir().join(format!("fleetsim-lock-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         let first = lock_dir(&dir, LockMode::Exclusive, "fleetsim run a.toml").unwrap();

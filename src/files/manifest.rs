@@ -1,5 +1,5 @@
 //! What a run wrote: each file's size, rows and FNV-1a hash, recorded in `run.json`'s `files`
-//! as the file is written, and checked again by `sweep --resume` and `merge` (issue 11), so a
+//! as the file is written, and checked again by `sweep --resume` and `merge`, so a
 //! file cut or emptied after fleetsim wrote it is found rather than trusted.
 
 use std::fs;

@@ -1,8 +1,8 @@
 //! Result files: CSV, `run.json`, `sweep.json`, the manifest and the folder lock, and the
 //! staged write that every file of a result folder goes through.
 //!
-//! Every file of a result folder is written through this module. Every file is written under a temporary name and renamed
-//! into place once complete, so a crash or Ctrl-C leaves whole files or none.
+//! Every file of a result folder is written through this module: under a temporary name,
+//! renamed into place once complete, so a crash or Ctrl-C leaves whole files or none.
 
 pub mod cells;
 pub mod lock;
@@ -667,10 +667,10 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// Issue 11: merge's copy on a full disk named the source and left a `.partial`.
+    /// Merge's copy on a full disk named the source and left a `.partial`.
     #[cfg(unix)]
     #[test]
-    fn issue_11_a_copy_on_a_full_disk_names_the_destination_and_leaves_nothing() {
+    fn a_copy_on_a_full_disk_names_the_destination_and_leaves_nothing() {
         let dir = std::env::temp_dir().join(format!("fleetsim-copy-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(dir.join("to")).unwrap();
@@ -807,7 +807,7 @@ mod tests {
             prepare_dir(&dir, "b", &scenario, false),
             Err(OutputError::NotOurs { .. })
         ));
-        // Issue 11: the same name with other content (another file, other --set values).
+        // The same name with other content (another file, other --set values).
         let other = serde_json::json!({"name": "a", "pool": [{"name": "dgx", "nodes": 3}]});
         let error = prepare_dir(&dir, "a", &other, false).unwrap_err();
         assert!(
@@ -827,9 +827,10 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// Issue 6 of issue 11: only what the previous manifest lists is removed.
+    /// Only what the previous manifest lists is removed: a file the folder's owner put there
+    /// stays.
     #[test]
-    fn issue_11_stale_files_are_only_those_of_the_manifest() {
+    fn stale_files_are_only_those_of_the_manifest() {
         let dir = std::env::temp_dir().join(format!("fleetsim-stale-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();

@@ -29,7 +29,7 @@ pub struct Table<'a> {
     pub name: String,
     /// The header, when it is not the rows' field names.
     header: Option<Vec<String>>,
-    /// Which rows say their currency, in a last column `currency` (issue 15).
+    /// Which rows say their currency, in a last column `currency`.
     money: Money<'a>,
     rows: WriteRows<'a>,
 }

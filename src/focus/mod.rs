@@ -1,4 +1,4 @@
-//! The FOCUS 1.2 export (issue 15): `focus.csv`, the simulated charges of each strategy's
+//! The FOCUS 1.2 export: `focus.csv`, the simulated charges of each strategy's
 //! median replication as a bill that FinOps tools read like a real one.
 //!
 //! One row per strategy x pool x consumer (a workload's jobs of one team, or a service) x

@@ -1,4 +1,4 @@
-//! Spot capacity that comes and goes (issue 16): an availability trace played from a seeded
+//! Spot capacity that comes and goes: an availability trace played from a seeded
 //! offset (repeated as often as the horizon needs), or a two-state Markov process. A drop
 //! below the nodes a pool has preempts the newest; a request above it is refused, once per
 //! job, and the job waits for a rise rather than asking again on a timer.

@@ -1,4 +1,4 @@
-//! A job's data (issue 14): its checkpoints stored where it last ran, its dataset and
+//! A job's data: its checkpoints stored where it last ran, its dataset and
 //! checkpoint moved between sites, and what both cost.
 //!
 //! A job's dataset starts at the strategy's *home* site (that of its first pool with a site).

@@ -142,8 +142,8 @@ pub fn simulate_until(
     )
 }
 
-/// [`simulate_until`], also keeping the unit's charges by pool and `period` (the FOCUS export,
-/// issue 15) in [`UnitResult::charges`]. The simulation is the same, so the unit's rows are too.
+/// [`simulate_until`], also keeping the unit's charges by pool and `period` (the FOCUS export)
+/// in [`UnitResult::charges`]. The simulation is the same, so the unit's rows are too.
 pub fn simulate_charges(
     config: &Config,
     strategy: usize,
@@ -344,7 +344,7 @@ struct WorkloadStream<'c> {
     clock: ArrivalClock,
     arrivals: SimRng,
     jobs: SimRng,
-    /// Trace workloads (issue 12): the replay, and the trace job of the arrival scheduled.
+    /// Trace workloads: the replay, and the trace job of the arrival scheduled.
     replay: Option<replay::TraceClock<'c>>,
     next_spec: u32,
 }
@@ -456,7 +456,7 @@ struct Job {
     data_sites: u64,
     storage_pool: u16,
     storage_from_h: f64,
-    /// Spot policies (issue 16): the spot pool it stays with (`stay`, else `NO_POOL`), the
+    /// Spot policies: the spot pool it stays with (`stay`, else `NO_POOL`), the
     /// pools it tries first (`next_zone`, `next_region`), when on-demand opens and spot closes
     /// to it (`deadline_aware`), and the run whose move to spot is planned.
     pinned: u16,
@@ -521,7 +521,7 @@ pub struct FleetSim<'c> {
     accounts: Accounts,
     months: Vec<MonthTotals>,
     trace: Option<Vec<JobRow>>,
-    /// Inference services (issue 13) and their replicas.
+    /// Inference services and their replicas.
     services: Vec<ServiceState<'c>>,
     replicas: Vec<Replica>,
     vacant_replicas: Vec<u32>,

@@ -1,4 +1,4 @@
-//! The job stream of a trace workload (issue 12): which trace job arrives when, in one
+//! The job stream of a trace workload: which trace job arrives when, in one
 //! replication.
 //!
 //! - `exact`: every job of the trace, in order, at its submit time minus the first job's.

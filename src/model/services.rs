@@ -1,4 +1,4 @@
-//! Inference services (issue 13): an autoscaler per service meets its demand with replicas on
+//! Inference services: an autoscaler per service meets its demand with replicas on
 //! the strategy's service pools, ahead of batch work.
 //!
 //! Every `autoscale_every_h` (from the start) the autoscaler reads the demand `d` and aims at

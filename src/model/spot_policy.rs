@@ -1,4 +1,4 @@
-//! What a job does when spot fails it (issue 16, `spot_policy`): stay with the pool, try
+//! What a job does when spot fails it (`spot_policy`): stay with the pool, try
 //! other zones or regions first, or, for jobs with a deadline, the uniform-progress rule of
 //! the "Can't Be Late" study (Wu et al., NSDI '24).
 //!

@@ -263,7 +263,7 @@ mod tests {
 
     #[test]
     fn waits_past_two_hours_do_not_saturate() {
-        // Issue 10: a 20-GPU job holds the only node for 3 h with nineteen 1-GPU jobs behind
+        // A 20-GPU job holds the only node for 3 h with nineteen 1-GPU jobs behind
         // it: they all wait 2.999 h (and the big one waits 0).
         let mut stats = WaitStats::new();
         stats.record(0.0);

@@ -1,4 +1,4 @@
-//! `report.html` (issue 18): one self-contained page of a result folder or a sweep folder, for
+//! `report.html`: one self-contained page of a result folder or a sweep folder, for
 //! a review document or a browser: the scenario's question, the tables, every chart inlined as
 //! SVG with a one-line reading computed from the data, the warnings and notes, and how the
 //! results were made. No script, no style sheet or font from elsewhere, nothing fetched: it

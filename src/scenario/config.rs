@@ -59,7 +59,7 @@ pub struct Config {
     pub gpu_types: Vec<String>,
     pub gpu_speed: Vec<f64>,
     pub workloads: Vec<Workload>,
-    /// Inference services (issue 13), in every strategy.
+    /// Inference services, in every strategy.
     pub services: Vec<Service>,
     pub pools: Vec<Pool>,
     pub strategies: Vec<Strategy>,
@@ -175,7 +175,7 @@ pub struct Workload {
     /// GB of one checkpoint and of the job's input data (0: not modelled).
     pub checkpoint_gb: f64,
     pub dataset_gb: f64,
-    /// A trace workload's jobs (issue 12); its `arrivals`, `gpus` and `duration_h` then only
+    /// A trace workload's jobs; its `arrivals`, `gpus` and `duration_h` then only
     /// describe the trace for estimates.
     pub trace: Option<Arc<TraceReplay>>,
 }
@@ -384,7 +384,7 @@ pub struct Pool {
     pub available_until: Option<u32>,
     pub storage: Storage,
     pub carbon: Carbon,
-    /// Availability zone and region (issue 16; the region is also the FOCUS export's, else
+    /// Availability zone and region (the region is also the FOCUS export's, else
     /// the site); none: the pool is its own.
     pub zone: Option<String>,
     pub region: Option<String>,
@@ -687,7 +687,7 @@ pub struct Elastic {
     pub billing_increment_s: f64,
     pub billing_minimum_s: f64,
     pub availability: Option<Availability>,
-    /// Spot capacity that comes and goes (issue 16): how many nodes can be had over time.
+    /// Spot capacity that comes and goes: how many nodes can be had over time.
     pub capacity: Option<Capacity>,
 }
 
@@ -787,7 +787,7 @@ pub enum Constrained {
     Always,
 }
 
-/// What a job does when a spot pool preempts or refuses it (issue 16).
+/// What a job does when a spot pool preempts or refuses it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SpotPolicy {
     /// Waits for that spot pool to come back, and uses no other pool.

@@ -1,4 +1,4 @@
-//! When owned and committed capacity pays off (issue 18): the break-even utilisation of each
+//! When owned and committed capacity pays off: the break-even utilisation of each
 //! `on_prem` and `reserved` pool, from the scenario's own prices.
 //!
 //! The comparison is with buying the same GPU-hours on demand: a busy GPU-hour on an owned or
@@ -16,7 +16,7 @@
 //! - `reserved`: `u* = price_per_gpu_h x (1 - discount) / P`; without an on-demand pool of its
 //!   GPU type, `P` is the reservation's own list price, so `u* = 1 - discount`.
 //!
-//! Above 100 % the pool never pays off. Prices that change over the horizon (issue 14) are
+//! Above 100 % the pool never pays off. Prices that change over the horizon are
 //! taken at the start, and the result says so (`prices_change`). Node failures, provisioning, billing increments and
 //! idle timeouts of the on-demand alternative are left out: this is the line a planner draws
 //! on the back of an envelope, for the chart to compare the simulated utilisation with.
@@ -143,7 +143,7 @@ mod tests {
         super::super::load_default(&[]).unwrap().resolved
     }
 
-    /// The default's DGX and reservation, worked by hand (issue 18: "about 26 %" and "about
+    /// The default's DGX and reservation, worked by hand ("about 26 %" and "about
     /// 65 %"). DGX: F = (350,000 x 0.9 / 36 + 1,500) / (8 x 730.5) + 3.0 x 1.3 x 0.22 / 8
     /// = 10,250 / 5,844 + 0.10725 = 1.753936 + 0.10725 = 1.861186 per GPU-hour;
     /// V = 7.2 / 8 x 0.286 = 0.2574; u* = 1.861186 / (7.5 - 0.2574) = 1.861186 / 7.2426

@@ -4,7 +4,7 @@
 //! number or a word) are kept as TOML values and interpreted by the checks, which can then say
 //! exactly what is accepted. These types also serialize: `run.json` carries the resolved file.
 //!
-//! They also give the JSON Schema of the file (`fleetsim schema`, issue 18): each field's doc
+//! They also give the JSON Schema of the file (`fleetsim schema`): each field's doc
 //! comment is its description there (what it is first, as a short phrase, then its unit and
 //! its default), `extend("default" = ...)` its default, and the fields that stay TOML values
 //! take their shapes from `shapes.rs`.
@@ -88,7 +88,7 @@ pub struct ScenarioFile {
     /// Workloads: classes of batch jobs.
     #[serde(default)]
     pub workload: Vec<WorkloadFile>,
-    /// Inference services (issue 13): GPU demand to be met now, not jobs to queue. Default:
+    /// Inference services: GPU demand to be met now, not jobs to queue. Default:
     /// none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub service: Vec<ServiceFile>,
@@ -257,7 +257,7 @@ pub struct WorkloadFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0), extend("default" = 0))]
     pub dataset_gb: Option<f64>,
-    // Trace workloads (issue 12): the jobs of a file instead of rates and distributions.
+    // Trace workloads: the jobs of a file instead of rates and distributions.
     /// Job trace to replay instead of rates and distributions, relative to the scenario file.
     /// Default: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -501,7 +501,7 @@ pub struct PoolFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 1e15), extend("exclusiveMinimum" = 0))]
     pub price_per_gpu_h: Option<f64>,
-    // Prices and money over time (issue 14).
+    // Prices and money over time.
     /// Yearly change of the price per GPU-hour, a fraction (-0.99 to 10), compounded monthly
     /// from `start`: -0.3 is 30 % a year cheaper. One of `price_change_per_year`,
     /// `price_schedule`, `price_trace`. Default: none (constant).
@@ -624,7 +624,7 @@ pub struct PoolFile {
     // spot
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preemption: Option<PreemptionFile>,
-    // Spot as it really behaves (issue 16).
+    // Spot as it really behaves.
     /// Availability zone (cloud pools): spot pools of one zone draw their availability and
     /// reclaim waves from one random stream, so with the same parameters they go up and down
     /// together. Default: the pool's own.
@@ -632,7 +632,7 @@ pub struct PoolFile {
     #[schemars(schema_with = "shapes::name")]
     pub zone: Option<String>,
     /// Region (cloud pools), for `spot_policy = "next_region"`; data between regions moves
-    /// through the pools' sites. Also the FOCUS export's RegionId and RegionName (issue 15).
+    /// through the pools' sites. Also the FOCUS export's RegionId and RegionName.
     /// Default: the pool's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "shapes::name")]
@@ -656,7 +656,7 @@ pub struct PoolFile {
     #[schemars(extend("default" = "node_local"))]
     pub placement: Option<PlacementFile>,
     /// Who sells (or, on-prem, runs) the capacity, for the FOCUS export's ProviderName,
-    /// PublisherName and InvoiceIssuerName (issue 15). Default: the pool's type.
+    /// PublisherName and InvoiceIssuerName. Default: the pool's type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "shapes::team")]
     pub provider: Option<String>,

@@ -138,7 +138,7 @@ pub fn load_text_with(
         }
     }
     let overridden: BTreeSet<String> = overrides.iter().map(|o| o.path.clone()).collect();
-    // Trace workloads (issue 12): read their files, check, then check them against the rest.
+    // Trace workloads: read their files, check, then check them against the rest.
     let prepared = inputs::replay::prepare(&file, origin, &lines, &overridden, traces);
     let invalid = |issues| ScenarioError::Invalid {
         path: path(),
@@ -664,7 +664,7 @@ mod tests {
             ),
             "`pool.dgx.nodes` must be a whole number from 0 to 1000000, got the string \"two\""
         );
-        // Issue 11: the range the check accepts, not the type's.
+        // The range the check accepts, not the type's.
         assert_eq!(
             plain_message(
                 "invalid value: integer `-1`, expected u32",

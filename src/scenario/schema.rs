@@ -1,4 +1,4 @@
-//! The JSON Schema of the scenario file (issue 18): `fleetsim schema`, the committed
+//! The JSON Schema of the scenario file: `fleetsim schema`, the committed
 //! `docs/scenario.schema.json` the shipped scenarios name in their `#:schema` line, and the
 //! field descriptions charts use as axis titles.
 //!
@@ -243,10 +243,10 @@ fn null_words_pattern() -> String {
     format!("^(?:{})$", words.join("|"))
 }
 
-/// The rules of issue 14's pool fields that tie one field to another, as the checks apply
-/// them: one way for a price to change, transfer prices need a site, a resale needs the sale
-/// month, an upfront share goes with `upfront = "partial"` (which needs it), and a cloud
-/// pool's CO2 needs its power per GPU.
+/// The rules of the pool fields of sites, storage and reservations' payments that tie one field to
+/// another, as the checks apply them: one way for a price to change, transfer prices need a site, a
+/// resale needs the sale month, an upfront share goes with `upfront = "partial"` (which needs it),
+/// and a cloud pool's CO2 needs its power per GPU.
 fn money_rules() -> Vec<Json> {
     let one_way = |[change, schedule, trace]: [&str; 3]| {
         json!({ "not": { "anyOf": [

@@ -1,4 +1,4 @@
-//! The starters `fleetsim init` writes (issue 18): commented scenario files that validate as
+//! The starters `fleetsim init` writes: commented scenario files that validate as
 //! written, each beginning with a `#:schema` line for editors.
 
 use super::DEFAULT_SCENARIO;

@@ -1,4 +1,4 @@
-//! The discounted cash view (issue 14): each month's cash-view cost times
+//! The discounted cash view: each month's cash-view cost times
 //! `(1 + discount_rate_per_year)^(-m/12)`, its running sum with a 95 % interval over
 //! replications, and the break-even month of the discounted curves.
 

@@ -1,4 +1,4 @@
-//! Statistics of inference services (issue 13): `services.csv` (every metric of
+//! Statistics of inference services: `services.csv` (every metric of
 //! [`ServiceRow`] per strategy and service, over replications) and the mean GPUs demanded,
 //! served and allocated per month and per hour of the day.
 

@@ -13,7 +13,7 @@
 //!
 //! A point is done when its `run.json` (written last, after the point's other files) describes
 //! the same point, down to the fingerprint of its scenario, and every file it lists has the
-//! size and hash recorded there (issue 11: a file cut or emptied later is found, not trusted).
+//! size and hash recorded there (a file cut or emptied later is found, not trusted).
 
 use std::path::{Path, PathBuf};
 
@@ -178,7 +178,7 @@ pub fn prepare(dir: &Path, info: &SweepInfo, force: bool) -> Result<(), SweepErr
 
 /// Removes fleetsim's sweep files from `dir` (and nothing else): the sweep's own files by
 /// their names, and in each point's folder only what its `run.json` lists (and the
-/// `run.json`), so a file of the user's under `points/` stays (issue 11).
+/// `run.json`), so a file of the user's under `points/` stays.
 fn clear(dir: &Path) -> Result<(), SweepError> {
     let entries = read_dir(dir)?;
     for entry in entries.flatten() {

@@ -1,4 +1,4 @@
-"""Issue 15's clean cells, checked the way a FinOps team reads the files: with Python's csv
+"""Clean cells, checked the way a FinOps team reads the files: with Python's csv
 module and float(), knowing nothing of fleetsim's code.
 
 Usage: python3 check_csv.py DIR...   (every *.csv under each DIR, sweep points included)

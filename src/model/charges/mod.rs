@@ -1,4 +1,4 @@
-//! Charges by charge period (a day or a month) for the FOCUS export (issue 15): paid and busy
+//! Charges by charge period (a day or a month) for the FOCUS export: paid and busy
 //! GPU-hours and cost per pool and period, and per consumer (a workload-team pair's jobs, a
 //! service's replicas) the busy GPU-hours and what its data cost (checkpoint storage, data
 //! moved between sites).

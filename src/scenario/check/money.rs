@@ -1,4 +1,4 @@
-//! Checks of the fields that put money and resources on a timeline (issue 14): prices that
+//! Checks of the fields that put money and resources on a timeline: prices that
 //! change (a yearly rate, a schedule by month or a trace), when a pool can be had and when
 //! owned nodes are sold, how a reservation is paid, sites with their storage and transfer
 //! prices, and the carbon intensity of a pool's power.

@@ -1,4 +1,4 @@
-//! Checks of `[[service]]` tables (issue 13): demand (mean, profiles, growth, variation or a
+//! Checks of `[[service]]` tables: demand (mean, profiles, growth, variation or a
 //! measured curve), replica size, autoscaler timing and GPU types; and of the strategy fields
 //! that say where services run (`service_pools`, `service_preempts`, `reserve_gpus`).
 

@@ -1,4 +1,4 @@
-//! Spot as it really behaves (issue 16): where a pool is (zone, region), capacity that comes
+//! Spot as it really behaves: where a pool is (zone, region), capacity that comes
 //! and goes (a two-state Markov process here; a trace's settings here, its file read after the
 //! checks by `trace/availability.rs`), and the strategies' spot policies.
 
@@ -89,7 +89,8 @@ pub(super) fn capacity(c: &mut Checker<'_>, pool: &PoolFile, at: &str) -> Option
 }
 
 /// A strategy's spot policy and `deadline_safety_h`, from `spot_policy` and
-/// `spot_fallback_after` (alone it means `fallback_after`, as before issue 16).
+/// `spot_fallback_after` (alone it means `fallback_after`, as it did before `spot_policy`
+/// existed).
 pub(super) fn policy(
     c: &mut Checker<'_>,
     s: &StrategyFile,

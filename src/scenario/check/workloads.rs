@@ -151,7 +151,7 @@ fn check_workload(
         dataset_gb: w
             .dataset_gb
             .map_or(0.0, |g| c.non_negative(g, &f("dataset_gb"))),
-        trace: None, // Set by `trace::replay::attach` (issue 12).
+        trace: None, // Set by `inputs::replay::attach`.
     })
 }
 

@@ -1,4 +1,4 @@
-//! Spot availability traces (issue 16): how many nodes a spot pool can have over time, read
+//! Spot availability traces: how many nodes a spot pool can have over time, read
 //! once per load into the pool's [`CapacityTrace`].
 //!
 //! Two shapes:

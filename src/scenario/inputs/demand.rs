@@ -1,4 +1,4 @@
-//! A service's measured demand curve (issue 13): a CSV of `time, gpus`, read once per load and
+//! A service's measured demand curve: a CSV of `time, gpus`, read once per load and
 //! put into the service's [`Demand`](crate::scenario::Demand).
 //!
 //! | column | |

@@ -1,4 +1,4 @@
-//! Price traces (issue 14): `price_trace` of a cloud pool (a CSV of `time, price_per_gpu_h`,
+//! Price traces: `price_trace` of a cloud pool (a CSV of `time, price_per_gpu_h`,
 //! spot prices as markets publish them) and `electricity_trace` of an on-prem pool (`time,
 //! electricity_per_kwh`), read once per load into the pool's price curve.
 //!
