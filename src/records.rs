@@ -100,50 +100,108 @@ pub fn is_money(metric: &str) -> bool {
     metric == "cost" || metric.starts_with("cost_") || metric.starts_with("total_cost")
 }
 
+/// The names of the metrics of `summary.csv` (and of `workloads.csv`, `teams.csv` and
+/// `services.csv`), one constant each: the tables below name their columns with them and every
+/// reader of a summary looks its figures up with them, so a misspelt metric does not compile
+/// instead of reading as a missing figure.
+pub mod metric {
+    pub const TOTAL_COST: &str = "total_cost";
+    pub const TOTAL_COST_CASH: &str = "total_cost_cash";
+    pub const JOBS_ARRIVED: &str = "jobs_arrived";
+    pub const JOBS_COMPLETED: &str = "jobs_completed";
+    pub const JOBS_UNFINISHED: &str = "jobs_unfinished";
+    pub const WAIT_MEAN_H: &str = "wait_mean_h";
+    pub const WAIT_P95_H: &str = "wait_p95_h";
+    pub const TURNAROUND_MEAN_H: &str = "turnaround_mean_h";
+    pub const GPU_HOURS_BUSY: &str = "gpu_hours_busy";
+    pub const GPU_HOURS_PAID: &str = "gpu_hours_paid";
+    pub const UTILIZATION: &str = "utilization";
+    pub const PREEMPTIONS: &str = "preemptions";
+    pub const LOST_GPU_HOURS: &str = "lost_gpu_hours";
+    pub const CHECKPOINT_GPU_HOURS: &str = "checkpoint_gpu_hours";
+    pub const BURST_JOBS: &str = "burst_jobs";
+    pub const FAILED_REQUESTS: &str = "failed_requests";
+    pub const DEADLINE_MISSES: &str = "deadline_misses";
+    pub const WAIT_P50_H: &str = "wait_p50_h";
+    pub const NODE_FAILURES: &str = "node_failures";
+    pub const COST_CAPITAL: &str = "cost_capital";
+    pub const COST_CAPITAL_CASH: &str = "cost_capital_cash";
+    pub const COST_ENERGY: &str = "cost_energy";
+    pub const COST_OPERATIONS: &str = "cost_operations";
+    pub const COST_RESERVED: &str = "cost_reserved";
+    pub const COST_ON_DEMAND: &str = "cost_on_demand";
+    pub const COST_SPOT: &str = "cost_spot";
+    pub const BREAK_EVEN_MONTHS: &str = "break_even_months";
+    pub const JOBS_UNSTARTED: &str = "jobs_unstarted";
+    pub const WAIT_P90_H: &str = "wait_p90_h";
+    pub const WAIT_P99_H: &str = "wait_p99_h";
+    pub const WAIT_MAX_H: &str = "wait_max_h";
+    pub const WAIT_P95_LOWER_BOUND: &str = "wait_p95_lower_bound";
+    pub const COST_RESERVED_CASH: &str = "cost_reserved_cash";
+    pub const COST_STORAGE: &str = "cost_storage";
+    pub const COST_NETWORK: &str = "cost_network";
+    pub const TOTAL_COST_NPV: &str = "total_cost_npv";
+    pub const BREAK_EVEN_MONTHS_NPV: &str = "break_even_months_npv";
+    pub const CO2_TONNES: &str = "co2_tonnes";
+    pub const COST: &str = "cost";
+    pub const GPU_HOURS_DEMANDED: &str = "gpu_hours_demanded";
+    pub const GPU_HOURS_SERVED: &str = "gpu_hours_served";
+    pub const GPU_HOURS_UNSERVED: &str = "gpu_hours_unserved";
+    pub const UNSERVED_SHARE: &str = "unserved_share";
+    pub const MET_SHARE: &str = "met_share";
+    pub const GPU_HOURS_ALLOCATED: &str = "gpu_hours_allocated";
+    pub const GPUS_DEMANDED_MAX: &str = "gpus_demanded_max";
+    pub const SCALE_UPS: &str = "scale_ups";
+    pub const REPLICAS_PREEMPTED: &str = "replicas_preempted";
+    pub const BATCH_JOBS_PREEMPTED: &str = "batch_jobs_preempted";
+    pub const TOTAL_COST_VS_BASELINE: &str = "total_cost_vs_baseline";
+    pub const TOTAL_COST_CASH_VS_BASELINE: &str = "total_cost_cash_vs_baseline";
+}
+
 /// A metric of a replication row, by name.
 pub type Metric = (&'static str, fn(&ReplicationRow) -> f64);
 
 impl ReplicationRow {
     /// Every numeric column, in CSV order: the metrics of `summary.csv`.
     pub const METRICS: [Metric; 38] = [
-        ("total_cost", |r| r.total_cost),
-        ("total_cost_cash", |r| r.total_cost_cash),
-        ("jobs_arrived", |r| r.jobs_arrived as f64),
-        ("jobs_completed", |r| r.jobs_completed as f64),
-        ("jobs_unfinished", |r| r.jobs_unfinished as f64),
-        ("wait_mean_h", |r| r.wait_mean_h),
-        ("wait_p95_h", |r| r.wait_p95_h),
-        ("turnaround_mean_h", |r| r.turnaround_mean_h),
-        ("gpu_hours_busy", |r| r.gpu_hours_busy),
-        ("gpu_hours_paid", |r| r.gpu_hours_paid),
-        ("utilization", |r| r.utilization),
-        ("preemptions", |r| r.preemptions as f64),
-        ("lost_gpu_hours", |r| r.lost_gpu_hours),
-        ("checkpoint_gpu_hours", |r| r.checkpoint_gpu_hours),
-        ("burst_jobs", |r| r.burst_jobs as f64),
-        ("failed_requests", |r| r.failed_requests as f64),
-        ("deadline_misses", |r| r.deadline_misses as f64),
-        ("wait_p50_h", |r| r.wait_p50_h),
-        ("node_failures", |r| r.node_failures as f64),
-        ("cost_capital", |r| r.cost_capital),
-        ("cost_capital_cash", |r| r.cost_capital_cash),
-        ("cost_energy", |r| r.cost_energy),
-        ("cost_operations", |r| r.cost_operations),
-        ("cost_reserved", |r| r.cost_reserved),
-        ("cost_on_demand", |r| r.cost_on_demand),
-        ("cost_spot", |r| r.cost_spot),
-        ("break_even_months", |r| r.break_even_months),
-        ("jobs_unstarted", |r| r.jobs_unstarted as f64),
-        ("wait_p90_h", |r| r.wait_p90_h),
-        ("wait_p99_h", |r| r.wait_p99_h),
-        ("wait_max_h", |r| r.wait_max_h),
-        ("wait_p95_lower_bound", |r| r.wait_p95_lower_bound),
-        ("cost_reserved_cash", |r| r.cost_reserved_cash),
-        ("cost_storage", |r| r.cost_storage),
-        ("cost_network", |r| r.cost_network),
-        ("total_cost_npv", |r| r.total_cost_npv),
-        ("break_even_months_npv", |r| r.break_even_months_npv),
-        ("co2_tonnes", |r| r.co2_tonnes),
+        (metric::TOTAL_COST, |r| r.total_cost),
+        (metric::TOTAL_COST_CASH, |r| r.total_cost_cash),
+        (metric::JOBS_ARRIVED, |r| r.jobs_arrived as f64),
+        (metric::JOBS_COMPLETED, |r| r.jobs_completed as f64),
+        (metric::JOBS_UNFINISHED, |r| r.jobs_unfinished as f64),
+        (metric::WAIT_MEAN_H, |r| r.wait_mean_h),
+        (metric::WAIT_P95_H, |r| r.wait_p95_h),
+        (metric::TURNAROUND_MEAN_H, |r| r.turnaround_mean_h),
+        (metric::GPU_HOURS_BUSY, |r| r.gpu_hours_busy),
+        (metric::GPU_HOURS_PAID, |r| r.gpu_hours_paid),
+        (metric::UTILIZATION, |r| r.utilization),
+        (metric::PREEMPTIONS, |r| r.preemptions as f64),
+        (metric::LOST_GPU_HOURS, |r| r.lost_gpu_hours),
+        (metric::CHECKPOINT_GPU_HOURS, |r| r.checkpoint_gpu_hours),
+        (metric::BURST_JOBS, |r| r.burst_jobs as f64),
+        (metric::FAILED_REQUESTS, |r| r.failed_requests as f64),
+        (metric::DEADLINE_MISSES, |r| r.deadline_misses as f64),
+        (metric::WAIT_P50_H, |r| r.wait_p50_h),
+        (metric::NODE_FAILURES, |r| r.node_failures as f64),
+        (metric::COST_CAPITAL, |r| r.cost_capital),
+        (metric::COST_CAPITAL_CASH, |r| r.cost_capital_cash),
+        (metric::COST_ENERGY, |r| r.cost_energy),
+        (metric::COST_OPERATIONS, |r| r.cost_operations),
+        (metric::COST_RESERVED, |r| r.cost_reserved),
+        (metric::COST_ON_DEMAND, |r| r.cost_on_demand),
+        (metric::COST_SPOT, |r| r.cost_spot),
+        (metric::BREAK_EVEN_MONTHS, |r| r.break_even_months),
+        (metric::JOBS_UNSTARTED, |r| r.jobs_unstarted as f64),
+        (metric::WAIT_P90_H, |r| r.wait_p90_h),
+        (metric::WAIT_P99_H, |r| r.wait_p99_h),
+        (metric::WAIT_MAX_H, |r| r.wait_max_h),
+        (metric::WAIT_P95_LOWER_BOUND, |r| r.wait_p95_lower_bound),
+        (metric::COST_RESERVED_CASH, |r| r.cost_reserved_cash),
+        (metric::COST_STORAGE, |r| r.cost_storage),
+        (metric::COST_NETWORK, |r| r.cost_network),
+        (metric::TOTAL_COST_NPV, |r| r.total_cost_npv),
+        (metric::BREAK_EVEN_MONTHS_NPV, |r| r.break_even_months_npv),
+        (metric::CO2_TONNES, |r| r.co2_tonnes),
     ];
 }
 
@@ -177,22 +235,22 @@ pub type GroupMetric = (&'static str, fn(&GroupRow) -> f64);
 impl GroupRow {
     /// The metrics of `workloads.csv` and `teams.csv`, in order.
     pub const METRICS: [GroupMetric; 16] = [
-        ("jobs_arrived", |r| r.jobs_arrived as f64),
-        ("jobs_completed", |r| r.jobs_completed as f64),
-        ("jobs_unstarted", |r| r.jobs_unstarted as f64),
-        ("jobs_unfinished", |r| r.jobs_unfinished as f64),
-        ("wait_mean_h", |r| r.wait_mean_h),
-        ("wait_p50_h", |r| r.wait_p50_h),
-        ("wait_p95_h", |r| r.wait_p95_h),
-        ("wait_max_h", |r| r.wait_max_h),
-        ("wait_p95_lower_bound", |r| r.wait_p95_lower_bound),
-        ("turnaround_mean_h", |r| r.turnaround_mean_h),
-        ("gpu_hours_busy", |r| r.gpu_hours_busy),
-        ("burst_jobs", |r| r.burst_jobs as f64),
-        ("preemptions", |r| r.preemptions as f64),
-        ("lost_gpu_hours", |r| r.lost_gpu_hours),
-        ("deadline_misses", |r| r.deadline_misses as f64),
-        ("cost", |r| r.cost),
+        (metric::JOBS_ARRIVED, |r| r.jobs_arrived as f64),
+        (metric::JOBS_COMPLETED, |r| r.jobs_completed as f64),
+        (metric::JOBS_UNSTARTED, |r| r.jobs_unstarted as f64),
+        (metric::JOBS_UNFINISHED, |r| r.jobs_unfinished as f64),
+        (metric::WAIT_MEAN_H, |r| r.wait_mean_h),
+        (metric::WAIT_P50_H, |r| r.wait_p50_h),
+        (metric::WAIT_P95_H, |r| r.wait_p95_h),
+        (metric::WAIT_MAX_H, |r| r.wait_max_h),
+        (metric::WAIT_P95_LOWER_BOUND, |r| r.wait_p95_lower_bound),
+        (metric::TURNAROUND_MEAN_H, |r| r.turnaround_mean_h),
+        (metric::GPU_HOURS_BUSY, |r| r.gpu_hours_busy),
+        (metric::BURST_JOBS, |r| r.burst_jobs as f64),
+        (metric::PREEMPTIONS, |r| r.preemptions as f64),
+        (metric::LOST_GPU_HOURS, |r| r.lost_gpu_hours),
+        (metric::DEADLINE_MISSES, |r| r.deadline_misses as f64),
+        (metric::COST, |r| r.cost),
     ];
 }
 
@@ -229,17 +287,19 @@ pub type ServiceMetric = (&'static str, fn(&ServiceRow) -> f64);
 impl ServiceRow {
     /// The metrics of `services.csv`, in order.
     pub const METRICS: [ServiceMetric; 11] = [
-        ("gpu_hours_demanded", |r| r.gpu_hours_demanded),
-        ("gpu_hours_served", |r| r.gpu_hours_served),
-        ("gpu_hours_unserved", |r| r.gpu_hours_unserved),
-        ("unserved_share", |r| r.unserved_share),
-        ("met_share", |r| r.met_share),
-        ("gpu_hours_allocated", |r| r.gpu_hours_allocated),
-        ("gpus_demanded_max", |r| r.gpus_demanded_max),
-        ("scale_ups", |r| r.scale_ups as f64),
-        ("replicas_preempted", |r| r.replicas_preempted as f64),
-        ("batch_jobs_preempted", |r| r.batch_jobs_preempted as f64),
-        ("cost", |r| r.cost),
+        (metric::GPU_HOURS_DEMANDED, |r| r.gpu_hours_demanded),
+        (metric::GPU_HOURS_SERVED, |r| r.gpu_hours_served),
+        (metric::GPU_HOURS_UNSERVED, |r| r.gpu_hours_unserved),
+        (metric::UNSERVED_SHARE, |r| r.unserved_share),
+        (metric::MET_SHARE, |r| r.met_share),
+        (metric::GPU_HOURS_ALLOCATED, |r| r.gpu_hours_allocated),
+        (metric::GPUS_DEMANDED_MAX, |r| r.gpus_demanded_max),
+        (metric::SCALE_UPS, |r| r.scale_ups as f64),
+        (metric::REPLICAS_PREEMPTED, |r| r.replicas_preempted as f64),
+        (metric::BATCH_JOBS_PREEMPTED, |r| {
+            r.batch_jobs_preempted as f64
+        }),
+        (metric::COST, |r| r.cost),
     ];
 }
 

@@ -15,6 +15,7 @@ use super::input::Results;
 use super::style::{
     self, CostView, DrawResult, IndexAxis, LegendItem, MoneyAxis, Swatch, font, strategy_color,
 };
+use crate::records::metric;
 use crate::stats::quantile;
 
 /// Half the height of a box, in slots (one slot per strategy).
@@ -121,12 +122,12 @@ pub fn draw<DB: DrawingBackend>(
             )))?;
         }
         let metric = match view {
-            CostView::Amortised => "total_cost_vs_baseline",
-            CostView::Cash => "total_cost_cash_vs_baseline",
+            CostView::Amortised => metric::TOTAL_COST_VS_BASELINE,
+            CostView::Cash => metric::TOTAL_COST_CASH_VS_BASELINE,
         };
         let total = match view {
-            CostView::Amortised => "total_cost",
-            CostView::Cash => "total_cost_cash",
+            CostView::Amortised => metric::TOTAL_COST,
+            CostView::Cash => metric::TOTAL_COST_CASH,
         };
         let baseline_mean = results.summary_of(baseline, total).map(|r| r.mean);
         for (idx, strategy_values) in values.iter().enumerate() {

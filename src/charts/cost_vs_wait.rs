@@ -8,6 +8,7 @@ use super::input::Results;
 use super::style::{
     self, CostWaitPlane, DrawResult, LegendItem, MoneyAxis, Swatch, bold, font, strategy_color,
 };
+use crate::records::metric;
 
 /// A strategy's point: (mean, ci95 low, ci95 high) on each axis.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -167,18 +168,18 @@ fn points(results: &Results) -> Vec<Point> {
         .iter()
         .enumerate()
         .filter_map(|(strategy_idx, s)| {
-            let wait = triple(s, "wait_p95_h")?;
-            let cost = triple(s, "total_cost")?;
+            let wait = triple(s, metric::WAIT_P95_H)?;
+            let cost = triple(s, metric::TOTAL_COST)?;
             let share_of_arrived =
-                |metric: &str| match (triple(s, metric), triple(s, "jobs_arrived")) {
+                |metric: &str| match (triple(s, metric), triple(s, metric::JOBS_ARRIVED)) {
                     (Some((count, _, _)), Some((arrived, _, _))) if arrived > 0.0 => {
                         count / arrived
                     }
                     _ => 0.0,
                 };
             let (unfinished, late) = (
-                share_of_arrived("jobs_unfinished"),
-                share_of_arrived("deadline_misses"),
+                share_of_arrived(metric::JOBS_UNFINISHED),
+                share_of_arrived(metric::DEADLINE_MISSES),
             );
             (wait.0.is_finite() && cost.0.is_finite()).then_some(Point {
                 strategy_idx,

@@ -7,6 +7,7 @@ use plotters::prelude::*;
 
 use super::input::Results;
 use super::style::{self, DrawResult, IndexAxis, LegendItem, Swatch, font, strategy_color};
+use crate::records::metric;
 
 /// Share of a workload's slot the bars of one group fill.
 const GROUP_WIDTH: f64 = 0.8;
@@ -120,7 +121,7 @@ fn bars(results: &Results, workloads: &[String]) -> Vec<Bar> {
     let mut bars = Vec::new();
     for (strategy, name) in results.strategies.iter().enumerate() {
         for (workload, w) in workloads.iter().enumerate() {
-            let Some(row) = results.workload_of(name, w, "wait_p95_h") else {
+            let Some(row) = results.workload_of(name, w, metric::WAIT_P95_H) else {
                 continue;
             };
             if !row.mean.is_finite() {
@@ -128,7 +129,7 @@ fn bars(results: &Results, workloads: &[String]) -> Vec<Bar> {
             }
             let bound = |b: f64| if b.is_finite() { b.max(0.0) } else { row.mean };
             let lower_bound = results
-                .workload_of(name, w, "wait_p95_lower_bound")
+                .workload_of(name, w, metric::WAIT_P95_LOWER_BOUND)
                 .is_some_and(|r| r.mean > 0.0);
             bars.push(Bar {
                 workload,

@@ -3,6 +3,7 @@
 //! ratios, differences, the parameter value where a curve crosses a level).
 
 use crate::records::SummaryRow;
+use crate::records::metric;
 
 /// A mean and its 95 % interval (Student-t over replications, as `summary.csv` gives it).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,8 +81,8 @@ impl Point {
     /// from the paired difference `total_cost_vs_baseline` and its interval; the baseline
     /// mean's own uncertainty is left out (it is a few tenths of a percent of the saving).
     pub fn saving(&self, strategy: &str, baseline: &str) -> Result<Estimate, String> {
-        let difference = self.stat(strategy, "total_cost_vs_baseline")?;
-        let base = self.stat(baseline, "total_cost")?.mean;
+        let difference = self.stat(strategy, metric::TOTAL_COST_VS_BASELINE)?;
+        let base = self.stat(baseline, metric::TOTAL_COST)?.mean;
         if base.is_nan() || base <= 0.0 {
             return Err(format!("the baseline `{baseline}` costs nothing"));
         }
@@ -236,8 +237,14 @@ pub(crate) mod tests {
         let p = point(
             &[1.0],
             &[
-                ("base", "total_cost", 1000.0, 990.0, 1010.0),
-                ("cheap", "total_cost_vs_baseline", -400.0, -420.0, -380.0),
+                ("base", metric::TOTAL_COST, 1000.0, 990.0, 1010.0),
+                (
+                    "cheap",
+                    metric::TOTAL_COST_VS_BASELINE,
+                    -400.0,
+                    -420.0,
+                    -380.0,
+                ),
             ],
         );
         let saving = p.saving("cheap", "base").unwrap();

@@ -330,10 +330,11 @@ pub fn write_answer<T: Serialize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::records::metric;
 
     #[test]
     fn a_journal_line_reads_back_and_a_damaged_one_does_not() {
-        let header = journal_header(&["total_cost".into(), "wait_p95_h".into()]);
+        let header = journal_header(&[metric::TOTAL_COST.into(), metric::WAIT_P95_H.into()]);
         let good = fields("hybrid\tpool.dgx.nodes=4\t7", &[1234.5, f64::NAN]);
         let (key, values) = entry(&good, header.len()).unwrap();
         assert_eq!(key, "hybrid\tpool.dgx.nodes=4\t7");

@@ -76,6 +76,7 @@ pub fn sweep_rows(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::records::metric;
 
     pub(crate) fn row(strategy: &str, metric: &str, mean: f64) -> SummaryRow {
         SummaryRow {
@@ -98,10 +99,14 @@ pub(crate) mod tests {
                 index: i,
                 values: vec![Cell::Integer(2 * i as i64), Cell::Text("fifo".into())],
                 summary: vec![
-                    row("cloud", "total_cost", 100.0),
-                    row("hybrid", "total_cost", 100.0 - (i as f64 - 1.0).powi(2)),
-                    row("cloud", "wait_p95_h", 0.5),
-                    row("hybrid", "wait_p95_h", 3.0 - i as f64),
+                    row("cloud", metric::TOTAL_COST, 100.0),
+                    row(
+                        "hybrid",
+                        metric::TOTAL_COST,
+                        100.0 - (i as f64 - 1.0).powi(2),
+                    ),
+                    row("cloud", metric::WAIT_P95_H, 0.5),
+                    row("hybrid", metric::WAIT_P95_H, 3.0 - i as f64),
                 ],
             })
             .collect()

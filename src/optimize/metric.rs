@@ -3,6 +3,7 @@
 //! replication's row), of one workload, team or service (`workload.NAME.METRIC`,
 //! `team.NAME.METRIC`, `service.NAME.METRIC`), or a share derived from job counts.
 
+use crate::records::metric;
 use crate::records::{GroupRow, ReplicationRow, ServiceRow, UnitResult};
 use crate::scenario::Config;
 
@@ -13,9 +14,9 @@ const DERIVED: [&str; 2] = ["jobs_unfinished_share", "jobs_unstarted_share"];
 /// Summary metrics that need the baseline's replication (`break_even_*`) or are not a
 /// result at all: a unit alone does not give them.
 const NOT_PER_UNIT: [&str; 3] = [
-    "break_even_months",
-    "break_even_months_npv",
-    "wait_p95_lower_bound",
+    metric::BREAK_EVEN_MONTHS,
+    metric::BREAK_EVEN_MONTHS_NPV,
+    metric::WAIT_P95_LOWER_BOUND,
 ];
 
 /// Where a metric is read.

@@ -179,7 +179,7 @@ pub fn prepare(request: &Request) -> Result<Prepared, OptimizeError> {
         .minimize
         .clone()
         .or(file.minimize.clone())
-        .unwrap_or_else(|| "total_cost".into());
+        .unwrap_or_else(|| crate::records::metric::TOTAL_COST.into());
     let objective =
         MetricRef::parse(&minimize, config).map_err(|problem| OptimizeError::Question {
             at: if request.minimize.is_some() {

@@ -4,6 +4,7 @@
 
 use super::super::charts::{Chart, Results};
 use crate::format::{money, money_difference, thousands};
+use crate::records::metric;
 
 /// The reading of `chart` for `results`.
 pub fn reading(chart: Chart, results: &Results) -> String {
@@ -63,11 +64,11 @@ pub fn versus_baseline(results: &Results, strategy: &str, metric: &str) -> Strin
 /// The paired difference for a table cell: "−4.91 M EUR (95 % CI −4.93 to −4.88 M), −52 %",
 /// "~" after it when not significant.
 pub fn difference_cell(results: &Results, strategy: &str) -> String {
-    let Some(d) = results.summary_of(strategy, "total_cost_vs_baseline") else {
+    let Some(d) = results.summary_of(strategy, metric::TOTAL_COST_VS_BASELINE) else {
         return "-".into();
     };
     let mut cell = money_difference(d.mean, d.ci95_low, d.ci95_high, &results.meta.currency);
-    let base = mean(results, &results.meta.baseline, "total_cost");
+    let base = mean(results, &results.meta.baseline, metric::TOTAL_COST);
     if base > 0.0 && d.mean.is_finite() {
         let sign = if d.mean < 0.0 { "\u{2212}" } else { "+" };
         cell.push_str(&format!(", {sign}{:.0} %", (100.0 * d.mean / base).abs()));
@@ -79,12 +80,12 @@ pub fn difference_cell(results: &Results, strategy: &str) -> String {
 }
 
 fn cumulative(results: &Results) -> String {
-    let Some(cheapest) = least(results, "total_cost") else {
+    let Some(cheapest) = least(results, metric::TOTAL_COST) else {
         return "No total cost in summary.csv.".into();
     };
     let horizon = results.months.len();
     let cost = money(
-        mean(results, cheapest, "total_cost"),
+        mean(results, cheapest, metric::TOTAL_COST),
         &results.meta.currency,
     );
     if *cheapest == results.meta.baseline {
@@ -104,7 +105,7 @@ fn cumulative(results: &Results) -> String {
     };
     format!(
         "Over {horizon} months {cheapest} costs least: {cost} (amortised), {}{break_even}.",
-        versus_baseline(results, cheapest, "total_cost_vs_baseline")
+        versus_baseline(results, cheapest, metric::TOTAL_COST_VS_BASELINE)
     )
 }
 
@@ -170,7 +171,12 @@ fn distribution(results: &Results) -> String {
         .strategies
         .iter()
         .filter(|s| *s != baseline)
-        .filter_map(|s| Some((s, results.summary_of(s, "total_cost_vs_baseline")?.mean)))
+        .filter_map(|s| {
+            Some((
+                s,
+                results.summary_of(s, metric::TOTAL_COST_VS_BASELINE)?.mean,
+            ))
+        })
         .filter(|(_, d)| d.is_finite())
         .min_by(|a, b| a.1.total_cmp(&b.1));
     let Some((strategy, _)) = best else {
@@ -178,7 +184,7 @@ fn distribution(results: &Results) -> String {
     };
     let spread = |s: &str| {
         results
-            .summary_of(s, "total_cost")
+            .summary_of(s, metric::TOTAL_COST)
             .map_or(String::new(), |r| {
                 format!(
                     "{} to {}",
@@ -189,23 +195,24 @@ fn distribution(results: &Results) -> String {
     };
     format!(
         "{strategy} costs {}; across the replications (5th to 95th percentile) it spans {}, {baseline} {}.",
-        versus_baseline(results, strategy, "total_cost_vs_baseline"),
+        versus_baseline(results, strategy, metric::TOTAL_COST_VS_BASELINE),
         spread(strategy),
         spread(baseline)
     )
 }
 
 fn cost_vs_wait(results: &Results) -> String {
-    let (Some(cheapest), Some(quickest)) =
-        (least(results, "total_cost"), least(results, "wait_p95_h"))
-    else {
+    let (Some(cheapest), Some(quickest)) = (
+        least(results, metric::TOTAL_COST),
+        least(results, metric::WAIT_P95_H),
+    ) else {
         return "No cost or wait in summary.csv.".into();
     };
     let point = |s: &str| {
         format!(
             "{}, p95 wait {} h",
-            money(mean(results, s, "total_cost"), &results.meta.currency),
-            thousands(mean(results, s, "wait_p95_h"), 2)
+            money(mean(results, s, metric::TOTAL_COST), &results.meta.currency),
+            thousands(mean(results, s, metric::WAIT_P95_H), 2)
         )
     };
     if cheapest == quickest {
@@ -288,7 +295,7 @@ fn wait_by_workload(results: &Results) -> String {
     let mut worst: Option<(String, String, f64)> = None;
     for strategy in &results.strategies {
         for workload in results.workload_names() {
-            let Some(row) = results.workload_of(strategy, &workload, "wait_p95_h") else {
+            let Some(row) = results.workload_of(strategy, &workload, metric::WAIT_P95_H) else {
                 continue;
             };
             if row.mean.is_finite() && worst.as_ref().is_none_or(|w| row.mean > w.2) {
@@ -299,7 +306,7 @@ fn wait_by_workload(results: &Results) -> String {
     match worst {
         Some((strategy, workload, wait)) => {
             let bound = results
-                .workload_of(&strategy, &workload, "wait_p95_lower_bound")
+                .workload_of(&strategy, &workload, metric::WAIT_P95_LOWER_BOUND)
                 .is_some_and(|r| r.mean > 0.0);
             format!(
                 "The longest p95 wait is workload {workload} under {strategy}: {}{} h.",

@@ -12,6 +12,7 @@ use super::html::{Table, escape, figure, list, page};
 use super::readings::{difference_cell, reading};
 use crate::format::{money, thousands};
 use crate::records::GroupSummaryRow;
+use crate::records::metric;
 use crate::terminal::{NoteInput, notes_of};
 
 /// The page of the result folder `dir`.
@@ -95,7 +96,7 @@ fn summary_table(results: &Results) -> Table {
     let npv = results
         .summary
         .iter()
-        .any(|r| r.metric == "total_cost_npv" && r.mean.is_finite())
+        .any(|r| r.metric == metric::TOTAL_COST_NPV && r.mean.is_finite())
         && results
             .meta
             .scenario
@@ -126,7 +127,7 @@ fn summary_table(results: &Results) -> Table {
     for strategy in &results.strategies {
         let row = |metric: &str| results.summary_of(strategy, metric);
         let mean = |metric: &str| row(metric).map_or(f64::NAN, |r| r.mean);
-        let ci = row("total_cost").map_or("-".into(), |r| {
+        let ci = row(metric::TOTAL_COST).map_or("-".into(), |r| {
             if r.n > 1 {
                 format!("{} to {}", money(r.ci95_low, ""), money(r.ci95_high, ""))
                     .replace("  ", " ")
@@ -142,26 +143,26 @@ fn summary_table(results: &Results) -> Table {
         } else {
             difference_cell(results, strategy)
         };
-        let arrived = mean("jobs_arrived");
+        let arrived = mean(metric::JOBS_ARRIVED);
         let mut cells = vec![
             strategy.clone(),
-            thousands(mean("total_cost"), 0),
+            thousands(mean(metric::TOTAL_COST), 0),
             ci,
             versus,
-            thousands(mean("total_cost_cash"), 0),
+            thousands(mean(metric::TOTAL_COST_CASH), 0),
         ];
         if npv {
-            cells.push(thousands(mean("total_cost_npv"), 0));
+            cells.push(thousands(mean(metric::TOTAL_COST_NPV), 0));
         }
         cells.extend([
-            percent(mean("utilization")),
-            thousands(mean("wait_p95_h"), 2),
+            percent(mean(metric::UTILIZATION)),
+            thousands(mean(metric::WAIT_P95_H), 2),
             if arrived > 0.0 {
-                format!("{:.1} %", 100.0 * mean("jobs_unfinished") / arrived)
+                format!("{:.1} %", 100.0 * mean(metric::JOBS_UNFINISHED) / arrived)
             } else {
                 "-".into()
             },
-            thousands(mean("jobs_unstarted"), 1),
+            thousands(mean(metric::JOBS_UNSTARTED), 1),
             if baseline {
                 "-".into()
             } else {
@@ -229,13 +230,13 @@ fn warnings_and_notes(results: &Results, services: &[GroupSummaryRow]) -> String
 fn group_table(results: &Results, rows: &[GroupSummaryRow], what: &str) -> Table {
     let currency = &results.meta.currency;
     let columns: [(&str, &str, usize); 8] = [
-        ("jobs arrived", "jobs_arrived", 0),
-        ("completed", "jobs_completed", 0),
-        ("unfinished", "jobs_unfinished", 1),
-        ("never started", "jobs_unstarted", 1),
-        ("p95 wait (h)", "wait_p95_h", 2),
-        ("longest wait (h)", "wait_max_h", 2),
-        ("deadline misses", "deadline_misses", 1),
+        ("jobs arrived", metric::JOBS_ARRIVED, 0),
+        ("completed", metric::JOBS_COMPLETED, 0),
+        ("unfinished", metric::JOBS_UNFINISHED, 1),
+        ("never started", metric::JOBS_UNSTARTED, 1),
+        ("p95 wait (h)", metric::WAIT_P95_H, 2),
+        ("longest wait (h)", metric::WAIT_MAX_H, 2),
+        ("deadline misses", metric::DEADLINE_MISSES, 1),
         ("cost", "cost", 0),
     ];
     let mut header = vec!["strategy".to_string(), what.to_string()];
@@ -272,11 +273,11 @@ fn group_table(results: &Results, rows: &[GroupSummaryRow], what: &str) -> Table
 /// `services.csv`: one line per strategy and service.
 fn services_table(rows: &[GroupSummaryRow], currency: &str) -> Table {
     let columns: [(&str, &str); 6] = [
-        ("GPU-hours demanded", "gpu_hours_demanded"),
-        ("GPU-hours served", "gpu_hours_served"),
-        ("unserved", "unserved_share"),
-        ("hours fully met", "met_share"),
-        ("replicas preempted", "replicas_preempted"),
+        ("GPU-hours demanded", metric::GPU_HOURS_DEMANDED),
+        ("GPU-hours served", metric::GPU_HOURS_SERVED),
+        ("unserved", metric::UNSERVED_SHARE),
+        ("hours fully met", metric::MET_SHARE),
+        ("replicas preempted", metric::REPLICAS_PREEMPTED),
         ("cost", "cost"),
     ];
     let mut header = vec!["strategy".to_string(), "service".to_string()];
@@ -305,7 +306,9 @@ fn services_table(rows: &[GroupSummaryRow], currency: &str) -> Table {
         for (_, metric) in columns {
             cells.push(match (metric, of(metric)) {
                 (_, None) => "-".into(),
-                ("unserved_share" | "met_share", Some(v)) => format!("{:.1} %", 100.0 * v),
+                (metric::UNSERVED_SHARE | metric::MET_SHARE, Some(v)) => {
+                    format!("{:.1} %", 100.0 * v)
+                }
                 (_, Some(v)) => thousands(v, 0),
             });
         }

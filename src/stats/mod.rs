@@ -9,6 +9,7 @@ mod services;
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
+use crate::records::metric;
 use crate::records::{
     Aggregates, GroupRow, GroupSummaryRow, MonthTotals, MonthlyReplicationRow, MonthlyRow,
     PoolMonth, PoolMonthlyRow, ReplicationRow, SummaryRow, UnitResult,
@@ -224,10 +225,10 @@ fn summary_rows(config: &Config, rows: &[ReplicationRow]) -> Vec<SummaryRow> {
         }
         for (metric, value) in [
             (
-                "total_cost_vs_baseline",
+                metric::TOTAL_COST_VS_BASELINE,
                 (|r: &ReplicationRow| r.total_cost) as fn(&ReplicationRow) -> f64,
             ),
-            ("total_cost_cash_vs_baseline", |r: &ReplicationRow| {
+            (metric::TOTAL_COST_CASH_VS_BASELINE, |r: &ReplicationRow| {
                 r.total_cost_cash
             }),
         ] {

@@ -6,6 +6,7 @@ use std::fmt::Write;
 use crate::files::{Cell, PointSummary};
 use crate::format::thousands;
 use crate::records::SummaryRow;
+use crate::records::metric;
 
 /// A cell as a person reads it in the terminal.
 fn show(cell: &Cell) -> String {
@@ -35,12 +36,12 @@ pub fn best_points(
     let mut text = String::new();
     let headlines = [
         (
-            "total_cost",
+            metric::TOTAL_COST,
             format!("lowest total cost ({currency}, mean ± 95% CI)"),
             0,
         ),
         (
-            "wait_p95_h",
+            metric::WAIT_P95_H,
             "lowest p95 wait (hours, mean ± 95% CI)".to_string(),
             2,
         ),
@@ -90,7 +91,7 @@ pub fn best_points(
             };
             // A low p95 that hides jobs starving is no answer to "which point waits least".
             let warning = match super::summary_table::starving(&best.summary, strategy) {
-                Some(found) if metric == "wait_p95_h" => format!(
+                Some(found) if metric == metric::WAIT_P95_H => format!(
                     "  (but {} job(s) per replication never started, longest wait {} h)",
                     thousands(found.jobs_unstarted.max(1.0), 0),
                     thousands(found.wait_max_h, 0)

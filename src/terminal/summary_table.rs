@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use crate::format::thousands;
+use crate::records::metric;
 use crate::records::{Aggregates, GroupSummaryRow, SummaryRow};
 use crate::scenario::Config;
 
@@ -30,9 +31,9 @@ pub struct Starving {
 /// Whether `strategy`'s waits hide starving jobs (see [`Starving`]), from `summary.csv` rows.
 pub fn starving(summary: &[SummaryRow], strategy: &str) -> Option<Starving> {
     let found = Starving {
-        jobs_unstarted: mean_of(summary, strategy, "jobs_unstarted"),
-        wait_max_h: mean_of(summary, strategy, "wait_max_h"),
-        wait_p95_h: mean_of(summary, strategy, "wait_p95_h"),
+        jobs_unstarted: mean_of(summary, strategy, metric::JOBS_UNSTARTED),
+        wait_max_h: mean_of(summary, strategy, metric::WAIT_MAX_H),
+        wait_p95_h: mean_of(summary, strategy, metric::WAIT_P95_H),
     };
     let long_h = (10.0 * found.wait_p95_h).max(24.0);
     (found.jobs_unstarted > 0.0 && found.wait_max_h > long_h).then_some(found)
@@ -47,16 +48,16 @@ fn slowest_workload(aggregates: &Aggregates, strategy: &str) -> String {
     let mut names: Vec<&str> = aggregates
         .workloads
         .iter()
-        .filter(|r| r.strategy == strategy && r.metric == "wait_p95_h" && !r.mean.is_nan())
+        .filter(|r| r.strategy == strategy && r.metric == metric::WAIT_P95_H && !r.mean.is_nan())
         .map(|r| r.group.as_str())
         .collect();
-    names.sort_by(|a, b| of(b, "wait_p95_h").total_cmp(&of(a, "wait_p95_h")));
+    names.sort_by(|a, b| of(b, metric::WAIT_P95_H).total_cmp(&of(a, metric::WAIT_P95_H)));
     match names.first() {
         Some(name) => format!(
             "{name} {}",
             bounded_hours(
-                of(name, "wait_p95_h"),
-                of(name, "wait_p95_lower_bound") > 0.0
+                of(name, metric::WAIT_P95_H),
+                of(name, metric::WAIT_P95_LOWER_BOUND) > 0.0
             )
         ),
         None => "-".into(),
@@ -73,9 +74,9 @@ fn unserved_share(rows: &[GroupSummaryRow], strategy: &str, service: Option<&str
             .map(|r| r.mean)
             .sum()
     };
-    let demanded = sum("gpu_hours_demanded");
+    let demanded = sum(metric::GPU_HOURS_DEMANDED);
     if demanded > 0.0 {
-        sum("gpu_hours_unserved") / demanded
+        sum(metric::GPU_HOURS_UNSERVED) / demanded
     } else {
         f64::NAN
     }
@@ -154,12 +155,12 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
                 row.insert(row.len() - 1, percent_fine(share));
             }
             if deadlines {
-                let late = mean_of(&aggregates.summary, name, "deadline_misses");
+                let late = mean_of(&aggregates.summary, name, metric::DEADLINE_MISSES);
                 row.insert(row.len() - 1, thousands(late, usize::from(late < 10.0)));
             }
             if discounted {
                 row.push(thousands(
-                    mean_of(&aggregates.summary, name, "total_cost_npv"),
+                    mean_of(&aggregates.summary, name, metric::TOTAL_COST_NPV),
                     0,
                 ));
                 row.push(if s == config.baseline {
@@ -223,7 +224,7 @@ fn strategy_row(config: &Config, aggregates: &Aggregates, s: usize) -> Vec<Strin
     let summary = &aggregates.summary;
     let name = &config.strategies[s].name;
     let mean = |metric: &str| mean_of(summary, name, metric);
-    let cost_text = match find(summary, name, "total_cost") {
+    let cost_text = match find(summary, name, metric::TOTAL_COST) {
         Some(c) if c.n > 1 => format!(
             "{} ± {}",
             thousands(c.mean, 0),
@@ -232,7 +233,7 @@ fn strategy_row(config: &Config, aggregates: &Aggregates, s: usize) -> Vec<Strin
         Some(c) => thousands(c.mean, 0),
         None => "-".into(),
     };
-    let arrived = mean("jobs_arrived");
+    let arrived = mean(metric::JOBS_ARRIVED);
     let share = |metric: &str, decimals: usize| {
         if arrived > 0.0 {
             format!("{:.*}%", decimals, 100.0 * mean(metric) / arrived)
@@ -257,13 +258,13 @@ fn strategy_row(config: &Config, aggregates: &Aggregates, s: usize) -> Vec<Strin
         name.clone(),
         cost_text,
         versus_baseline(config, summary, s),
-        percent(mean("utilization")),
-        bounded_hours(mean("wait_p95_h"), lower_bound),
-        share("burst_jobs", 0),
-        thousands(mean("preemptions"), 0),
-        thousands(mean("lost_gpu_hours"), 0),
-        share("jobs_unfinished", 1),
-        job_count(mean("jobs_unstarted")),
+        percent(mean(metric::UTILIZATION)),
+        bounded_hours(mean(metric::WAIT_P95_H), lower_bound),
+        share(metric::BURST_JOBS, 0),
+        thousands(mean(metric::PREEMPTIONS), 0),
+        thousands(mean(metric::LOST_GPU_HOURS), 0),
+        share(metric::JOBS_UNFINISHED, 1),
+        job_count(mean(metric::JOBS_UNSTARTED)),
         break_even,
     ]
 }
@@ -277,9 +278,9 @@ fn versus_baseline(config: &Config, summary: &[SummaryRow], s: usize) -> String 
     let base = mean_of(
         summary,
         &config.strategies[config.baseline].name,
-        "total_cost",
+        metric::TOTAL_COST,
     );
-    let Some(d) = find(summary, name, "total_cost_vs_baseline") else {
+    let Some(d) = find(summary, name, metric::TOTAL_COST_VS_BASELINE) else {
         return "-".into();
     };
     let sign = if d.mean > 0.0 { "+" } else { "" };
@@ -314,10 +315,10 @@ pub fn notes_of(input: &NoteInput<'_>) -> Vec<String> {
     let summary = input.summary;
     let mut out = Vec::new();
     for &name in &input.strategies {
-        let arrived = mean_of(summary, name, "jobs_arrived");
-        let share = mean_of(summary, name, "jobs_unfinished") / arrived;
-        let unstarted = mean_of(summary, name, "jobs_unstarted") / arrived;
-        let bounded = mean_of(summary, name, "wait_p95_lower_bound") > 0.0;
+        let arrived = mean_of(summary, name, metric::JOBS_ARRIVED);
+        let share = mean_of(summary, name, metric::JOBS_UNFINISHED) / arrived;
+        let unstarted = mean_of(summary, name, metric::JOBS_UNSTARTED) / arrived;
+        let bounded = mean_of(summary, name, metric::WAIT_P95_LOWER_BOUND) > 0.0;
         // Jobs never started count with their waits up to the horizon: say how many, and that
         // the wait figures they reach are lower bounds.
         if share > 0.01 || bounded {
@@ -343,7 +344,7 @@ pub fn notes_of(input: &NoteInput<'_>) -> Vec<String> {
         for &service_name in &input.services {
             let share = unserved_share(input.service_rows, name, Some(service_name));
             if share > 0.01 {
-                let met = group_mean(input.service_rows, name, service_name, "met_share");
+                let met = group_mean(input.service_rows, name, service_name, metric::MET_SHARE);
                 out.push(format!(
                     "under `{name}` service `{service_name}` leaves {} of its demand unserved (fully met in {} of the hours); see services.csv",
                     percent_fine(share),
@@ -388,14 +389,14 @@ fn most_unstarted(input: &NoteInput<'_>, strategy: &str) -> String {
     input
         .workloads
         .iter()
-        .map(|w| (*w, of(w, "jobs_unstarted")))
+        .map(|w| (*w, of(w, metric::JOBS_UNSTARTED)))
         .filter(|(_, n)| *n > 0.0)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map_or(String::new(), |(w, n)| {
             format!(
                 ", most of them in workload `{w}` ({} of its {} jobs)",
                 job_count(n),
-                job_count(of(w, "jobs_arrived"))
+                job_count(of(w, metric::JOBS_ARRIVED))
             )
         })
 }

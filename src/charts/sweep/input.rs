@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use super::super::ChartError;
 use super::axis::{Level, Scale, short_names, unit_of};
+use crate::records::metric;
 use crate::stats;
 
 /// The part of `sweep.json` the charts need; other fields are ignored, so that a later
@@ -80,10 +81,10 @@ impl Metric {
     /// The name in `sweep.csv`'s `metric` column.
     pub fn name(self) -> &'static str {
         match self {
-            Metric::TotalCost => "total_cost",
-            Metric::WaitP95 => "wait_p95_h",
-            Metric::JobsUnfinished => "jobs_unfinished",
-            Metric::JobsArrived => "jobs_arrived",
+            Metric::TotalCost => metric::TOTAL_COST,
+            Metric::WaitP95 => metric::WAIT_P95_H,
+            Metric::JobsUnfinished => metric::JOBS_UNFINISHED,
+            Metric::JobsArrived => metric::JOBS_ARRIVED,
         }
     }
 

@@ -3,6 +3,7 @@
 use super::super::estimate::{Band, Estimate, Point, crossing, percent, percent_ci, value_ci};
 use super::super::{Finding, Verdict};
 use super::{at_point, point_at};
+use crate::records::metric;
 
 /// The p95 wait an owned fleet must keep to count as carrying the demand (claim 4).
 const WAIT_P95_MAX_H: f64 = 1.0;
@@ -12,12 +13,12 @@ const WAIT_P95_MAX_H: f64 = 1.0;
 pub fn utilisation(points: &[Point]) -> Result<Finding, String> {
     let band = Band::new(0.40, 0.60);
     let first = points.first().ok_or("the sweep has no points")?;
-    let cloud = first.stat("cloud-on-demand", "utilization")?;
+    let cloud = first.stat("cloud-on-demand", metric::UTILIZATION)?;
     let mut sized = None;
     let mut sizes = Vec::new();
     for p in points {
-        let wait = p.stat("owned-fleet", "wait_p95_h")?;
-        let busy = p.stat("owned-fleet", "utilization")?;
+        let wait = p.stat("owned-fleet", metric::WAIT_P95_H)?;
+        let busy = p.stat("owned-fleet", metric::UTILIZATION)?;
         sizes.push(format!(
             "{:.0} nodes: {}, p95 wait {:.1} h",
             p.x(),
@@ -64,10 +65,10 @@ pub fn on_prem_break_even(points: &[Point]) -> Result<Finding, String> {
     let mut specialist = Vec::new();
     let mut hyperscaler = Vec::new();
     for p in points {
-        busy.push(p.stat("own-dgx", "utilization")?.mean);
-        specialist.push(p.stat("own-dgx", "total_cost_vs_baseline")?);
-        let own = p.stat("own-dgx", "total_cost")?;
-        hyperscaler.push(own.minus(p.stat("rent-hyperscaler", "total_cost")?));
+        busy.push(p.stat("own-dgx", metric::UTILIZATION)?.mean);
+        specialist.push(p.stat("own-dgx", metric::TOTAL_COST_VS_BASELINE)?);
+        let own = p.stat("own-dgx", metric::TOTAL_COST)?;
+        hyperscaler.push(own.minus(p.stat("rent-hyperscaler", metric::TOTAL_COST)?));
     }
     let break_even = |differences: &[Estimate]| -> Option<Estimate> {
         let at = |f: fn(&Estimate) -> f64| {
@@ -129,17 +130,17 @@ const PAYBACK_BASE_PRICE: f64 = 4.5;
 /// GPU-hour; holds if it is 18-24 months.
 pub fn dgx_payback(points: &[Point]) -> Result<Finding, String> {
     let base = point_at(points, PAYBACK_BASE_PRICE)?;
-    let replications = base.count("own-dgx", "total_cost")?;
-    let paid_back = base.count("own-dgx", "break_even_months")?;
-    let months = base.stat("own-dgx", "break_even_months")?;
+    let replications = base.count("own-dgx", metric::TOTAL_COST)?;
+    let paid_back = base.count("own-dgx", metric::BREAK_EVEN_MONTHS)?;
+    let months = base.stat("own-dgx", metric::BREAK_EVEN_MONTHS)?;
     let prices: Vec<f64> = points.iter().map(Point::x).collect();
     let mut means = Vec::new();
     for p in points {
-        let n = p.count("own-dgx", "break_even_months")?;
+        let n = p.count("own-dgx", metric::BREAK_EVEN_MONTHS)?;
         means.push(if n == 0 {
             f64::INFINITY
         } else {
-            p.stat("own-dgx", "break_even_months")?.mean
+            p.stat("own-dgx", metric::BREAK_EVEN_MONTHS)?.mean
         });
     }
     let within = |limit: f64| {
@@ -207,7 +208,7 @@ pub fn hybrid(points: &[Point]) -> Result<Finding, String> {
         let mut costs: Vec<(&str, Estimate)> = p
             .summary
             .iter()
-            .filter(|r| r.metric == "total_cost")
+            .filter(|r| r.metric == metric::TOTAL_COST)
             .map(|r| {
                 (
                     r.strategy.as_str(),
@@ -278,9 +279,15 @@ mod tests {
         point(
             &[nodes],
             &[
-                ("cloud-on-demand", "utilization", 0.74, 0.73, 0.75),
-                ("owned-fleet", "utilization", busy, busy - 0.01, busy + 0.01),
-                ("owned-fleet", "wait_p95_h", wait_h, wait_h, wait_h),
+                ("cloud-on-demand", metric::UTILIZATION, 0.74, 0.73, 0.75),
+                (
+                    "owned-fleet",
+                    metric::UTILIZATION,
+                    busy,
+                    busy - 0.01,
+                    busy + 0.01,
+                ),
+                ("owned-fleet", metric::WAIT_P95_H, wait_h, wait_h, wait_h),
             ],
         )
     }
@@ -318,18 +325,18 @@ mod tests {
         point(
             &[busy],
             &[
-                ("own-dgx", "utilization", busy, busy, busy),
+                ("own-dgx", metric::UTILIZATION, busy, busy, busy),
                 (
                     "own-dgx",
-                    "total_cost_vs_baseline",
+                    metric::TOTAL_COST_VS_BASELINE,
                     own_minus_rent,
                     own_minus_rent - 10.0,
                     own_minus_rent + 10.0,
                 ),
-                ("own-dgx", "total_cost", 1000.0, 995.0, 1005.0),
+                ("own-dgx", metric::TOTAL_COST, 1000.0, 995.0, 1005.0),
                 (
                     "rent-hyperscaler",
-                    "total_cost",
+                    metric::TOTAL_COST,
                     1000.0 - own_minus_rent * 2.0,
                     995.0,
                     1005.0,
@@ -371,10 +378,10 @@ mod tests {
         let mut p = point(
             &[price],
             &[
-                ("own-dgx", "total_cost", 1.0, 1.0, 1.0),
+                ("own-dgx", metric::TOTAL_COST, 1.0, 1.0, 1.0),
                 (
                     "own-dgx",
-                    "break_even_months",
+                    metric::BREAK_EVEN_MONTHS,
                     months,
                     months - 0.5,
                     months + 0.5,
@@ -423,11 +430,11 @@ mod tests {
         let mut rows: Vec<(&str, &str, f64, f64, f64)> = names
             .iter()
             .zip(costs)
-            .map(|(&n, c)| (n, "total_cost", c, c - 10.0, c + 10.0))
+            .map(|(&n, c)| (n, metric::TOTAL_COST, c, c - 10.0, c + 10.0))
             .collect();
         let diffs: Vec<f64> = costs.iter().map(|c| c - costs[0]).collect();
         for (n, d) in names.iter().zip(&diffs) {
-            rows.push((n, "total_cost_vs_baseline", *d, d - 5.0, d + 5.0));
+            rows.push((n, metric::TOTAL_COST_VS_BASELINE, *d, d - 5.0, d + 5.0));
         }
         point(&[gpus], &rows)
     }

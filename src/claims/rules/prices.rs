@@ -3,6 +3,7 @@
 use super::super::estimate::{Band, Estimate, Point, crossing, percent, percent_ci};
 use super::super::{Finding, Verdict};
 use super::{at_point, over_sweep, point_at};
+use crate::records::metric;
 
 /// The on-demand price of `scenarios/claims/01-spot-discount.toml`, against which its sweep's
 /// spot prices are list discounts.
@@ -139,7 +140,7 @@ pub fn specialist_cloud(points: &[Point]) -> Result<Finding, String> {
     let means: Vec<f64> = rows.iter().map(|r| r.1.mean).collect();
     let base = point_at(points, 0.6)?;
     let saving = base.saving("specialist-first", "hyperscaler-only")?;
-    let wait = base.stat("specialist-first", "wait_p95_h")?;
+    let wait = base.stat("specialist-first", metric::WAIT_P95_H)?;
     let edge = crossing(&shortfalls, &means, band.low);
     let without = rows
         .first()
@@ -193,8 +194,14 @@ mod tests {
         point(
             &[price],
             &[
-                ("on-demand", "total_cost", 1000.0, 990.0, 1010.0),
-                ("spot", "total_cost_vs_baseline", d, d - 10.0, d + 10.0),
+                ("on-demand", metric::TOTAL_COST, 1000.0, 990.0, 1010.0),
+                (
+                    "spot",
+                    metric::TOTAL_COST_VS_BASELINE,
+                    d,
+                    d - 10.0,
+                    d + 10.0,
+                ),
             ],
         )
     }
@@ -226,10 +233,10 @@ mod tests {
         point(
             &[life_h],
             &[
-                ("on-demand", "total_cost", 1000.0, 990.0, 1010.0),
+                ("on-demand", metric::TOTAL_COST, 1000.0, 990.0, 1010.0),
                 (
                     "spot-checkpointed",
-                    "total_cost_vs_baseline",
+                    metric::TOTAL_COST_VS_BASELINE,
                     d,
                     d - 5.0,
                     d + 5.0,
@@ -270,10 +277,10 @@ mod tests {
         point(
             &[discount, nodes],
             &[
-                ("on-demand", "total_cost", 1000.0, 990.0, 1010.0),
+                ("on-demand", metric::TOTAL_COST, 1000.0, 990.0, 1010.0),
                 (
                     "reserved-plus-on-demand",
-                    "total_cost_vs_baseline",
+                    metric::TOTAL_COST_VS_BASELINE,
                     d,
                     d - 5.0,
                     d + 5.0,
@@ -318,15 +325,21 @@ mod tests {
         point(
             &[shortfall],
             &[
-                ("hyperscaler-only", "total_cost", 1000.0, 990.0, 1010.0),
+                (
+                    "hyperscaler-only",
+                    metric::TOTAL_COST,
+                    1000.0,
+                    990.0,
+                    1010.0,
+                ),
                 (
                     "specialist-first",
-                    "total_cost_vs_baseline",
+                    metric::TOTAL_COST_VS_BASELINE,
                     d,
                     d - 5.0,
                     d + 5.0,
                 ),
-                ("specialist-first", "wait_p95_h", 0.1, 0.1, 0.1),
+                ("specialist-first", metric::WAIT_P95_H, 0.1, 0.1, 0.1),
             ],
         )
     }

@@ -3,6 +3,7 @@
 use super::super::estimate::{Band, Estimate, Point, crossing, percent_ci, value_ci};
 use super::super::{Finding, Verdict};
 use super::over_sweep;
+use crate::records::metric;
 
 /// Claim 8: paid GPU-hours without mixed precision over those with it, at each kernel
 /// speedup; holds if every speedup in 2-4 gives a cut in 2-4.
@@ -10,11 +11,11 @@ pub fn mixed_precision(points: &[Point]) -> Result<Finding, String> {
     let band = Band::new(2.0, 4.0);
     let mut rows: Vec<(f64, Estimate, Estimate)> = Vec::new();
     for p in points {
-        let full = p.stat("full-precision", "gpu_hours_paid")?;
-        let mixed = p.stat("mixed-precision", "gpu_hours_paid")?;
+        let full = p.stat("full-precision", metric::GPU_HOURS_PAID)?;
+        let mixed = p.stat("mixed-precision", metric::GPU_HOURS_PAID)?;
         let cost = p
-            .stat("full-precision", "total_cost")?
-            .ratio(p.stat("mixed-precision", "total_cost")?);
+            .stat("full-precision", metric::TOTAL_COST)?
+            .ratio(p.stat("mixed-precision", metric::TOTAL_COST)?);
         rows.push((p.x(), full.ratio(mixed), cost));
     }
     let speedups: Vec<f64> = rows.iter().map(|r| r.0).collect();
@@ -56,7 +57,7 @@ pub fn small_gpus(points: &[Point]) -> Result<Finding, String> {
     let mut big_costs = Vec::new();
     let mut at = Vec::new();
     for p in points {
-        let cost = |s: &str| p.stat(s, "total_cost");
+        let cost = |s: &str| p.stat(s, metric::TOTAL_COST);
         let (h100, a100, l4, t4) = (cost("h100")?, cost("a100")?, cost("l4")?, cost("t4")?);
         let big = if a100.mean < h100.mean { a100 } else { h100 };
         if l4.high < big.low {
@@ -133,20 +134,26 @@ mod tests {
             &[
                 (
                     "full-precision",
-                    "gpu_hours_paid",
+                    metric::GPU_HOURS_PAID,
                     full_h,
                     full_h - 1.0,
                     full_h + 1.0,
                 ),
                 (
                     "mixed-precision",
-                    "gpu_hours_paid",
+                    metric::GPU_HOURS_PAID,
                     mixed_h,
                     mixed_h - 1.0,
                     mixed_h + 1.0,
                 ),
-                ("full-precision", "total_cost", full_h, full_h, full_h),
-                ("mixed-precision", "total_cost", mixed_h, mixed_h, mixed_h),
+                ("full-precision", metric::TOTAL_COST, full_h, full_h, full_h),
+                (
+                    "mixed-precision",
+                    metric::TOTAL_COST,
+                    mixed_h,
+                    mixed_h,
+                    mixed_h,
+                ),
             ],
         )
     }
@@ -184,10 +191,10 @@ mod tests {
     fn gpu_point(speed: f64, [h100, a100, l4, t4]: [f64; 4]) -> Point {
         let mut rows = Vec::new();
         for (name, cost) in [("h100", h100), ("a100", a100), ("l4", l4), ("t4", t4)] {
-            rows.push((name, "total_cost", cost, cost - 1.0, cost + 1.0));
+            rows.push((name, metric::TOTAL_COST, cost, cost - 1.0, cost + 1.0));
             rows.push((
                 name,
-                "total_cost_vs_baseline",
+                metric::TOTAL_COST_VS_BASELINE,
                 cost - h100,
                 cost - h100 - 0.5,
                 cost - h100 + 0.5,
