@@ -6,6 +6,7 @@ mod editor;
 mod fit;
 mod optimize;
 mod signals;
+mod stdout;
 mod sweep;
 
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use crate::records::ChargePeriod;
 use crate::scenario::{self, Override};
 use crate::terminal::TerminalProgress;
 use signals::Signals;
+use stdout::{out, outln};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -240,6 +242,8 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of stdout went away (`| head -1`): it had what it wanted.
+        Err(error) if stdout::closed(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {}", printable(&message(&error, &signals)));
             // Whatever failed once a signal asked to stop, the signal is why.
@@ -313,12 +317,12 @@ fn validate(args: ValidateArgs) -> Result<()> {
     let checked = app::validate::validate(&source, &args.scenario_args.set)?;
     print_warnings(&checked.warnings);
     let shown = args.scenario.display();
-    println!("{shown}: valid: {}", checked.description);
+    outln!("{shown}: valid: {}", checked.description)?;
     for trace in &checked.traces {
-        println!("  {trace}");
+        outln!("  {trace}")?;
     }
     if let Some(sweep) = &checked.sweep {
-        println!("{shown}: {sweep}");
+        outln!("{shown}: {sweep}")?;
     }
     Ok(())
 }
@@ -359,18 +363,18 @@ fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()
     }
     let outcome = app::run::run(&request, &session.context())?;
     if !args.quiet {
-        show_run(&outcome);
+        show_run(&outcome)?;
     }
     Ok(())
 }
 
 /// The summary table on stdout; what was written, and where, on stderr.
-fn show_run(outcome: &app::run::RunOutcome) {
+fn show_run(outcome: &app::run::RunOutcome) -> Result<(), stdout::StdoutError> {
     {
-        print!(
+        out!(
             "{}",
             crate::terminal::summary_table(&outcome.config, &outcome.output.aggregates)
-        );
+        )?;
         if let app::run::Written::Folder { dir, files, drawn } = &outcome.written {
             let names: Vec<String> = files
                 .iter()
@@ -392,6 +396,7 @@ fn show_run(outcome: &app::run::RunOutcome) {
             );
         }
     }
+    Ok(())
 }
 
 fn plot(args: &PlotArgs, command_line: Vec<String>, signals: &Signals) -> Result<()> {

@@ -1699,3 +1699,69 @@ fn signals_stop_every_stage_with_their_exit_code() {
         assert!(took < Duration::from_secs(2), "{args:?}: {took:?}");
     }
 }
+
+/// A full disk under stdout is an error with its reason and exit code 1, never a panic (exit
+/// 101): `validate`, `run`'s summary and `schema` alike. The result files are still written.
+#[test]
+fn stdout_on_a_full_disk_is_an_error_not_a_panic() {
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full");
+    if full().is_err() {
+        crate::common::skip_or_fail("no /dev/full to write stdout to");
+        return;
+    }
+    let dir = temp_dir("stdout-full");
+    let out = dir.join("run");
+    let commands: [Vec<&str>; 3] = [
+        vec!["validate", "scenarios/hybrid-vs-cloud.toml"],
+        vec![
+            "run",
+            "--replications",
+            "1",
+            "--no-charts",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        vec!["schema"],
+    ];
+    for args in commands {
+        let output = Command::new(env!("CARGO_BIN_EXE_fleetsim"))
+            .args(&args)
+            .stdout(full().unwrap())
+            .output()
+            .expect("fleetsim runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("error: cannot write to standard output: No space left on device"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    assert!(
+        out.join("summary.csv").is_file(),
+        "the run's files are written first"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A reader that goes away (`fleetsim schema | head -1`) ends the command quietly with exit 0:
+/// no panic, no message. The schema is larger than a pipe's buffer, so the write that finds
+/// the pipe closed always happens.
+#[test]
+fn a_closed_stdout_pipe_ends_the_command_quietly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fleetsim"))
+        .arg("schema")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("fleetsim starts");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(&mut stdout, &mut first).expect("the schema begins");
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(String::from_utf8_lossy(&first).starts_with('{'));
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr, "", "a closed pipe is not worth a message");
+}

@@ -2,12 +2,12 @@
 //! editors), `fleetsim init` (a commented starter scenario), `fleetsim completions` and
 //! `fleetsim man`.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
 
+use super::stdout::{self, outln};
 use super::{Cli, Signals};
 use crate::files;
 use crate::scenario::{self, schema, templates};
@@ -65,9 +65,7 @@ pub(super) struct ManArgs {
 
 /// `fleetsim schema`: the JSON Schema on stdout.
 pub(super) fn schema_command() -> Result<()> {
-    std::io::stdout()
-        .write_all(schema::scenario_schema_text().as_bytes())
-        .context("cannot write to stdout")
+    stdout::write(schema::scenario_schema_text().as_bytes()).map_err(anyhow::Error::from)
 }
 
 /// The schema file `init` writes beside a scenario, which its `#:schema` line names.
@@ -78,7 +76,7 @@ const SCHEMA_FILE: &str = "scenario.schema.json";
 pub(super) fn init(args: &InitArgs, signals: &Signals) -> Result<()> {
     if args.list {
         for template in templates::TEMPLATES {
-            println!("{:<10} {}", template.name, template.summary);
+            outln!("{:<10} {}", template.name, template.summary)?;
         }
         return Ok(());
     }
@@ -172,9 +170,7 @@ pub(super) fn completions(args: &CompletionsArgs) -> Result<()> {
     let mut command = Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "fleetsim", &mut script);
-    std::io::stdout()
-        .write_all(&script)
-        .context("cannot write to stdout")
+    stdout::write(&script).map_err(anyhow::Error::from)
 }
 
 /// `fleetsim man`: fleetsim.1 on stdout, or every page into `--out`.
@@ -186,9 +182,7 @@ pub(super) fn man(args: &ManArgs, signals: &Signals) -> Result<()> {
             clap_mangen::Man::new(command)
                 .render(&mut page)
                 .context("cannot render the man page")?;
-            std::io::stdout()
-                .write_all(&page)
-                .context("cannot write to stdout")
+            stdout::write(&page).map_err(anyhow::Error::from)
         }
         Some(dir) => {
             files::create_dir(dir)?;

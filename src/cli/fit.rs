@@ -1,10 +1,10 @@
 //! `fleetsim fit`: a parametric workload from a job trace.
 
-use std::io::Write as _;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
+use super::stdout;
 use super::{Session, Signals};
 use crate::app;
 use crate::fit::SplitBy;
@@ -87,9 +87,7 @@ pub fn fit_command(args: FitArgs, signals: &Signals) -> Result<()> {
             fitted.workloads,
             path.display()
         ),
-        None => std::io::stdout()
-            .write_all(fitted.text.as_bytes())
-            .context("cannot write to stdout")?,
+        None => stdout::write(fitted.text.as_bytes()).map_err(anyhow::Error::from)?,
     }
     eprint!("{}", fitted.report);
     Ok(())

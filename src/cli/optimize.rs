@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use super::stdout::out;
 use super::{ScenarioArgs, Session, Signals};
 use crate::app;
 use crate::files;
@@ -138,10 +139,10 @@ pub(super) fn optimize(
     let session = Session::start(args.threads, signals, "", args.quiet)?;
     let found = app::optimize::optimize(&prepared, &run, &session.context())?;
     if !args.quiet {
-        print!(
+        out!(
             "{}",
             result::memo(&prepared, &found.outcome, &found.recommendation)
-        );
+        )?;
         eprintln!(
             "wrote {} to {}",
             written(&found.outcome, args.no_charts),

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use super::stdout::{out, outln};
 use super::{ScenarioArgs, Session, Signals};
 use crate::app;
 use crate::format::thousands;
@@ -119,7 +120,7 @@ pub(super) fn sweep(args: SweepArgs, command_line: Vec<String>, signals: &Signal
     let session = Session::start(args.threads, signals, "replications", args.quiet)?;
     let swept = app::sweep::sweep(&plan, &run, &session.context())?;
     if !args.quiet {
-        report(&swept);
+        report(&swept)?;
     }
     Ok(())
 }
@@ -136,15 +137,15 @@ pub(super) fn merge(args: MergeArgs, command_line: Vec<String>, signals: &Signal
     let merged = app::merge::merge(&request, &session.context())?;
     if !args.quiet {
         match &merged {
-            app::merge::Merged::Sweep(swept) => report(swept),
-            app::merge::Merged::Run(run) => super::show_run(run),
+            app::merge::Merged::Sweep(swept) => report(swept)?,
+            app::merge::Merged::Run(run) => super::show_run(run)?,
         }
     }
     Ok(())
 }
 
 /// The best points on stdout; what was done and where on stderr.
-fn report(swept: &app::sweep::SweepOutcome) {
+fn report(swept: &app::sweep::SweepOutcome) -> Result<(), super::stdout::StdoutError> {
     let (info, outcome, out) = (&swept.info, &swept.outcome, &swept.out);
     let charts = swept.drawn.charts.len();
     let parameters: Vec<String> = info.parameters.iter().map(|p| p.path.clone()).collect();
@@ -162,12 +163,13 @@ fn report(swept: &app::sweep::SweepOutcome) {
         ),
         None => format!("{} points", info.points.len()),
     };
-    println!(
+    outln!(
         "{} over {what}, {} replications each (mean over replications; sweep.csv has every point, strategy and metric)",
-        info.scenario_name, info.replications
-    );
+        info.scenario_name,
+        info.replications
+    )?;
     let relevant = sweep::plan::relevance(info);
-    print!(
+    out!(
         "{}",
         crate::terminal::best_points(
             &info.currency,
@@ -176,7 +178,7 @@ fn report(swept: &app::sweep::SweepOutcome) {
             &relevant,
             &outcome.summaries
         )
-    );
+    )?;
     match run.command.as_str() {
         "merge" => eprintln!(
             "merged {} folder(s) into {}{charts} ({:.1} s)",
@@ -207,4 +209,5 @@ fn report(swept: &app::sweep::SweepOutcome) {
             }
         }
     }
+    Ok(())
 }
