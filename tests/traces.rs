@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::process::Command;
 
 use crate::common::{fleetsim, temp_dir};
 
@@ -765,4 +766,39 @@ fn fit_splits_a_trace_of_several_gpu_types_by_type() {
         "{}",
         String::from_utf8_lossy(&validate.stderr)
     );
+}
+
+/// A trace whose file name holds a line break or ESC (a name from a hostile archive) is fitted
+/// as any other: no panic, the TOML written parses, and neither the file nor the terminal gets
+/// the control characters raw.
+#[test]
+fn fit_takes_a_trace_path_with_control_characters() {
+    let dir = temp_dir("fit-control-path");
+    for name in ["line\nbreak.csv", "esc\u{1b}[31mape.csv"] {
+        let path = dir.join(name);
+        std::fs::copy("tests/data/traces/acme.csv", &path).unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_fleetsim"))
+            .args(["fit", "--format", "acme"])
+            .arg(&path)
+            .output()
+            .expect("fleetsim runs");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr),
+        );
+        assert_eq!(output.status.code(), Some(0), "{name:?}: {stderr}");
+        stdout
+            .parse::<toml::Table>()
+            .unwrap_or_else(|e| panic!("{name:?}: the TOML does not parse: {e}\n{stdout}"));
+        for (what, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+            assert!(!text.contains('\u{1b}'), "{name:?}: ESC raw on {what}: {text}");
+        }
+        let header = stdout.lines().next().unwrap();
+        assert!(header.starts_with("# Fitted by"), "{header}");
+        assert!(
+            header.contains("\\n") || header.contains("\\u{1b}"),
+            "the name is shown escaped: {header}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -35,6 +35,7 @@ use std::fmt::Write as _;
 use crate::calendar::Calendar;
 use crate::scenario::DurationDist;
 
+use crate::names::without_controls;
 use crate::trace::{Trace, thousands};
 
 /// How jobs are split into workloads.
@@ -809,7 +810,8 @@ impl Fit {
         let _ = writeln!(
             out,
             "# Fitted by `fleetsim fit` from {} ({}): {} jobs, {} GPU-hours; rates from {frame}.",
-            trace.path.display(),
+            // A TOML comment holds no control character (a path may: a line break, ESC).
+            without_controls(&trace.path.display().to_string()),
             trace.format,
             thousands(self.jobs as u64),
             thousands(trace.gpu_hours().round() as u64),
@@ -948,7 +950,7 @@ impl Fit {
         let _ = writeln!(
             out,
             "fitted {} ({}): {} jobs into {} workload(s), rates over {:.1} days{}",
-            trace.path.display(),
+            without_controls(&trace.path.display().to_string()),
             trace.format,
             thousands(self.jobs as u64),
             self.workloads.len(),
