@@ -1765,3 +1765,68 @@ fn a_closed_stdout_pipe_ends_the_command_quietly() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert_eq!(stderr, "", "a closed pipe is not worth a message");
 }
+
+/// `fit --out X --force` and `init X --force` replace only regular files: a fifo (or, as root,
+/// a device node such as /dev/full) at X is refused and stays what it was. A `.partial` link
+/// planted beside X does not redirect the write into the file it points at.
+#[test]
+fn force_replaces_only_regular_files_and_follows_no_planted_partial() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = temp_dir("force-regular");
+    let fifo = dir.join("pipe.toml");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        crate::common::skip_or_fail("no mkfifo to make a fifo with");
+        return;
+    }
+    let fifo_text = fifo.to_str().unwrap();
+    let commands = [
+        vec![
+            "fit",
+            "tests/data/traces/acme.csv",
+            "--format",
+            "acme",
+            "--out",
+            fifo_text,
+            "--force",
+        ],
+        vec!["init", fifo_text, "--force"],
+    ];
+    for args in &commands {
+        let output = fleetsim(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("is not a regular file"),
+            "{args:?}: {stderr}"
+        );
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "{args:?}: the fifo was replaced");
+    }
+    // A link planted under the temporary name: the victim keeps its bytes.
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    let out = dir.join("fitted.toml");
+    std::os::unix::fs::symlink(&victim, dir.join("fitted.toml.partial")).unwrap();
+    let output = fleetsim(&[
+        "fit",
+        "tests/data/traces/acme.csv",
+        "--format",
+        "acme",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .starts_with("# Fitted by")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -791,7 +791,10 @@ fn fit_takes_a_trace_path_with_control_characters() {
             .parse::<toml::Table>()
             .unwrap_or_else(|e| panic!("{name:?}: the TOML does not parse: {e}\n{stdout}"));
         for (what, text) in [("stdout", &stdout), ("stderr", &stderr)] {
-            assert!(!text.contains('\u{1b}'), "{name:?}: ESC raw on {what}: {text}");
+            assert!(
+                !text.contains('\u{1b}'),
+                "{name:?}: ESC raw on {what}: {text}"
+            );
         }
         let header = stdout.lines().next().unwrap();
         assert!(header.starts_with("# Fitted by"), "{header}");

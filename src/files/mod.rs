@@ -58,6 +58,11 @@ pub enum OutputError {
     #[error("{}: is a file, not a folder; choose another folder with --out", .dir.display())]
     NotAFolder { dir: PathBuf },
     #[error(
+        "{}: is not a regular file (a device, fifo or socket); fleetsim replaces only regular files: choose another path",
+        .path.display()
+    )]
+    NotARegularFile { path: PathBuf },
+    #[error(
         "{}: another fleetsim is writing to this folder ({holder}); wait for it to end, or choose another folder with --out",
         .dir.display()
     )]
@@ -318,14 +323,39 @@ impl Drop for Staged {
     }
 }
 
+/// Creates the temporary file of `path`, refusing a `path` that exists as something other than
+/// a regular file or a link (committing would put a file in place of a device node). A
+/// `.partial` left or planted there is removed first, not opened: a link planted under that
+/// name cannot redirect the write.
+fn create_partial(path: &Path, partial: &Path) -> Result<fs::File, OutputError> {
+    if let Ok(meta) = fs::symlink_metadata(path) {
+        let kind = meta.file_type();
+        if !(kind.is_file() || kind.is_symlink() || kind.is_dir()) {
+            return Err(OutputError::NotARegularFile {
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    match fs::remove_file(partial) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(io(path)(error)),
+    }
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(partial)
+        .map_err(io(path))
+}
+
 fn partial_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().expect("a file name").to_os_string();
     name.push(".partial");
     path.with_file_name(name)
 }
 
-/// Which rows of a file say the currency of their money, in a last column `currency` (issue
-/// 15: one way for every file with money).
+/// Which rows of a file say the currency of their money, in a last column `currency` (one
+/// way for every file with money).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Money<'a> {
     /// No money in the file: no `currency` column.
@@ -368,7 +398,7 @@ pub fn write_file(dir: &Path, table: Table<'_>) -> Result<Pending, OutputError> 
     let path = dir.join(&table.name);
     let partial = partial_path(&path);
     let name = table.name.clone();
-    let file = fs::File::create(&partial).map_err(io(&path))?;
+    let file = create_partial(&path, &partial)?;
     let mut hashing = Hashing::new(file);
     let written = match table.write_to(&mut hashing) {
         Ok(rows) => hashing.inner.sync_all().map(|()| rows).map_err(io(&path)),
@@ -394,7 +424,7 @@ pub fn write_file(dir: &Path, table: Table<'_>) -> Result<Pending, OutputError> 
 pub fn write_bytes(dir: &Path, name: &str, bytes: &[u8]) -> Result<Pending, OutputError> {
     let path = dir.join(name);
     let partial = partial_path(&path);
-    let file = fs::File::create(&partial).map_err(io(&path))?;
+    let file = create_partial(&path, &partial)?;
     let record = FileRecord {
         name: name.to_string(),
         rows: 0,
@@ -488,7 +518,7 @@ pub fn copy_file(from: &Path, dir: &Path) -> Result<Pending, OutputError> {
         path: from.to_path_buf(),
         source,
     })?;
-    let file = fs::File::create(&partial).map_err(io(&path))?;
+    let file = create_partial(&path, &partial)?;
     let mut hashing = Hashing::new(file);
     let copied = std::io::copy(&mut source, &mut hashing).and_then(|_| hashing.inner.sync_all());
     if let Err(error) = copied {
