@@ -241,3 +241,57 @@ fn category_tells_the_verdicts_apart() {
         ]
     );
 }
+
+/// `--doc` never overwrites a file the study did not write: a planner's notes are refused
+/// (exit 1, untouched) unless `--force`; a page `fleetsim claims` wrote is replaced as before.
+#[test]
+fn the_page_replaces_only_a_page_the_study_wrote_unless_forced() {
+    let dir = temp_dir("claims-doc");
+    fs::create_dir_all(&dir).unwrap();
+    let notes = dir.join("notes.md");
+    fs::write(&notes, "# my notes\n").unwrap();
+    let doc = notes.to_str().unwrap();
+    let out = dir.join("out");
+    let refused = fleetsim(&["claims", "--doc", doc, "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "is not a page `fleetsim claims` wrote; choose another --doc, or add --force"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(fs::read_to_string(&notes).unwrap(), "# my notes\n");
+    assert!(!out.exists(), "nothing ran");
+    // With --force the page check passes (this run then stops at the missing scenarios).
+    let missing = dir.join("no-scenarios");
+    let forced = fleetsim(&[
+        "claims",
+        "--doc",
+        doc,
+        "--force",
+        "--scenarios",
+        missing.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&forced.stderr);
+    assert!(
+        stderr.contains("no such folder of claim scenarios"),
+        "{stderr}"
+    );
+    // The committed page, being the study's, is not refused for what it is.
+    let ours = dir.join("ours.md");
+    fs::copy("docs/claims.md", &ours).unwrap();
+    let again = fleetsim(&[
+        "claims",
+        "--doc",
+        ours.to_str().unwrap(),
+        "--scenarios",
+        missing.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        stderr.contains("no such folder of claim scenarios"),
+        "{stderr}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

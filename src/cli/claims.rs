@@ -33,6 +33,9 @@ pub(super) struct ClaimsArgs {
     /// The page to write; the charts go into a `claims/` folder beside it
     #[arg(long, value_name = "PATH", default_value = "docs/claims.md")]
     doc: PathBuf,
+    /// Overwrite --doc even if it is not a page `fleetsim claims` wrote
+    #[arg(long)]
+    force: bool,
     /// Folder of the claims' scenarios
     #[arg(long, value_name = "DIR", default_value = "scenarios/claims")]
     scenarios: PathBuf,
@@ -56,6 +59,7 @@ pub(super) fn claims(args: ClaimsArgs, command_line: Vec<String>, signals: &Sign
         set: run_overrides(&args.scenario_args.set, Some(args.replications), args.seed),
         only: args.only.clone(),
         doc: args.doc.clone(),
+        force: args.force,
         reproduce: reproduce(&args),
         command_line,
     };
