@@ -1414,10 +1414,19 @@ fn a_folder_being_written_is_refused_to_a_second_command() {
         "--quiet",
     ]);
     let merge = fleetsim(&["merge", &dir.to_string_lossy(), "--out", &out_text]);
+    // Charts and the report drawn beside a run still writing could be the old run's.
+    let plot = fleetsim(&["plot", &out_text]);
+    let report = fleetsim(&["report", &out_text]);
     let _ = Command::new("kill").args(["-INT", &pid]).status();
     let first = child.wait().expect("fleetsim ends");
     assert_eq!(first.code(), Some(130));
-    for (what, output) in [("run", second), ("sweep", sweep), ("merge", merge)] {
+    for (what, output) in [
+        ("run", second),
+        ("sweep", sweep),
+        ("merge", merge),
+        ("plot", plot),
+        ("report", report),
+    ] {
         assert_refused(
             &output,
             1,
