@@ -459,6 +459,28 @@ fn a_resumed_optimisation_writes_what_an_uninterrupted_one_does() {
             "{file} differs after a resume"
         );
     }
+
+    // Another question's journal (another seed) copied into the folder: none of its lines is
+    // trusted, so the answer is still the folder's own question's.
+    let seeded = dir.join("seed-99");
+    let mut other_seed = args(&seeded, "2");
+    other_seed.extend(["--seed".into(), "99".into()]);
+    assert!(run(&other_seed).status.success());
+    for file in ["optimize.csv", "recommendation.json"] {
+        fs::remove_file(cut.join(file)).unwrap();
+    }
+    fs::copy(seeded.join("evaluations.csv"), cut.join("evaluations.csv")).unwrap();
+    let out = run(&resume);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("damaged line(s)"), "{stderr}");
+    for file in files {
+        assert_eq!(
+            fs::read(whole.join(file)).unwrap(),
+            fs::read(cut.join(file)).unwrap(),
+            "{file} differs after resuming with another question's journal"
+        );
+    }
 }
 
 #[test]

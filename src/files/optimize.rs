@@ -54,6 +54,8 @@ pub struct Journal {
     path: PathBuf,
     file: Mutex<fs::File>,
     header: Vec<String>,
+    /// The question's `optimize_id`, in every line's hash.
+    question: String,
 }
 
 /// What an earlier run of the same question left.
@@ -83,7 +85,7 @@ pub fn open(
     let header = journal_header(metrics);
     match existing {
         Some(old) if old.optimize_id == info.optimize_id && resume => {
-            earlier = read_journal(&dir.join(JOURNAL_FILE), &header)?;
+            earlier = read_journal(&dir.join(JOURNAL_FILE), &header, &info.optimize_id)?;
         }
         Some(_) if force => clear(&entries)?,
         None if force => clear(&entries)?,
@@ -108,7 +110,7 @@ pub fn open(
     let mut staged = Staged::default();
     staged.push(write_json(dir, INFO_FILE, info)?);
     staged.commit_all()?;
-    let journal = Journal::start(&dir.join(JOURNAL_FILE), header, &earlier)?;
+    let journal = Journal::start(&dir.join(JOURNAL_FILE), header, &info.optimize_id, &earlier)?;
     Ok((journal, earlier))
 }
 
@@ -158,9 +160,16 @@ fn journal_header(metrics: &[String]) -> Vec<String> {
     header
 }
 
-/// The hash that ends a journal line, of the fields before it.
-fn check(fields: &[String]) -> String {
-    Fnv1a::of(fields.join("\u{1f}").as_bytes())
+/// The hash that ends a journal line: of the question (its `optimize_id`) and the fields
+/// before it, so a line of another question (another seed, scenario or space, its journal
+/// copied in) fails it and is simulated again instead of trusted.
+fn check(question: &str, fields: &[String]) -> String {
+    let mut text = String::from(question);
+    for field in fields {
+        text.push('\u{1f}');
+        text.push_str(field);
+    }
+    Fnv1a::of(text.as_bytes())
 }
 
 fn line(fields: &[String]) -> Vec<u8> {
@@ -170,7 +179,7 @@ fn line(fields: &[String]) -> Vec<u8> {
 }
 
 /// Reads a journal: lines whose hash or shape is wrong are counted, not trusted.
-fn read_journal(path: &Path, header: &[String]) -> Result<Earlier, OutputError> {
+fn read_journal(path: &Path, header: &[String], question: &str) -> Result<Earlier, OutputError> {
     let mut earlier = Earlier::default();
     let file = match fs::File::open(path) {
         Ok(file) => file,
@@ -200,7 +209,7 @@ fn read_journal(path: &Path, header: &[String]) -> Result<Earlier, OutputError> 
             earlier.damaged += 1;
             continue;
         };
-        match parse_line(&bytes).and_then(|fields| entry(&fields, header.len())) {
+        match parse_line(&bytes).and_then(|fields| entry(&fields, header.len(), question)) {
             Some((key, values)) => {
                 earlier.evaluations.insert(key, values);
             }
@@ -219,12 +228,12 @@ fn parse_line(bytes: &[u8]) -> Option<Vec<String>> {
 }
 
 /// A journal line's key and values, if its hash holds.
-fn entry(fields: &[String], columns: usize) -> Option<(String, Vec<f64>)> {
+fn entry(fields: &[String], columns: usize, question: &str) -> Option<(String, Vec<f64>)> {
     if fields.len() != columns {
         return None;
     }
     let (body, hash) = fields.split_at(columns - 1);
-    if check(body) != hash[0] {
+    if check(question, body) != hash[0] {
         return None;
     }
     let values: Option<Vec<f64>> = body[KEY_FIELDS..]
@@ -237,10 +246,15 @@ fn entry(fields: &[String], columns: usize) -> Option<(String, Vec<f64>)> {
 impl Journal {
     /// Starts the journal afresh with the trusted evaluations of `earlier` (dropping damaged
     /// lines), then appends.
-    fn start(path: &Path, header: Vec<String>, earlier: &Earlier) -> Result<Self, OutputError> {
+    fn start(
+        path: &Path,
+        header: Vec<String>,
+        question: &str,
+        earlier: &Earlier,
+    ) -> Result<Self, OutputError> {
         let mut bytes = line(&header);
         for (key, values) in sorted(&earlier.evaluations) {
-            bytes.extend(line(&fields(key, values)));
+            bytes.extend(line(&fields(question, key, values)));
         }
         let dir = path.parent().expect("a folder");
         let name = path
@@ -259,12 +273,13 @@ impl Journal {
             path: path.to_path_buf(),
             file: Mutex::new(file),
             header,
+            question: question.to_string(),
         })
     }
 
     /// Appends one evaluation (called from the worker threads).
     pub fn record(&self, key: &str, values: &[f64]) -> Result<(), String> {
-        let bytes = line(&fields(key, values));
+        let bytes = line(&fields(&self.question, key, values));
         let mut file = self.file.lock().expect("not poisoned");
         file.write_all(&bytes)
             .map_err(|e| format!("{}: {e}", self.path.display()))
@@ -277,7 +292,7 @@ impl Journal {
     ) -> Result<super::Pending, OutputError> {
         let mut bytes = line(&self.header);
         for (key, values) in sorted(evaluations) {
-            bytes.extend(line(&fields(key, values)));
+            bytes.extend(line(&fields(&self.question, key, values)));
         }
         let dir = self.path.parent().expect("a folder");
         super::write_bytes(dir, JOURNAL_FILE, &bytes)
@@ -285,10 +300,10 @@ impl Journal {
 }
 
 /// A journal line's fields: the key's three parts, the values, the hash.
-fn fields(key: &str, values: &[f64]) -> Vec<String> {
+fn fields(question: &str, key: &str, values: &[f64]) -> Vec<String> {
     let mut fields: Vec<String> = key.split('\t').map(String::from).collect();
     fields.extend(values.iter().map(|v| v.to_string()));
-    let hash = check(&fields);
+    let hash = check(question, &fields);
     fields.push(hash);
     fields
 }
@@ -335,15 +350,17 @@ mod tests {
     #[test]
     fn a_journal_line_reads_back_and_a_damaged_one_does_not() {
         let header = journal_header(&[metric::TOTAL_COST.into(), metric::WAIT_P95_H.into()]);
-        let good = fields("hybrid\tpool.dgx.nodes=4\t7", &[1234.5, f64::NAN]);
-        let (key, values) = entry(&good, header.len()).unwrap();
+        let good = fields("q1", "hybrid\tpool.dgx.nodes=4\t7", &[1234.5, f64::NAN]);
+        let (key, values) = entry(&good, header.len(), "q1").unwrap();
         assert_eq!(key, "hybrid\tpool.dgx.nodes=4\t7");
         assert_eq!(values[0], 1234.5);
         assert!(values[1].is_nan());
         let mut bad = good.clone();
         bad[3] = "1234.6".into();
-        assert_eq!(entry(&bad, header.len()), None);
+        assert_eq!(entry(&bad, header.len(), "q1"), None);
         let cut = parse_line(&line(&good)[..20]).unwrap();
-        assert_eq!(entry(&cut, header.len()), None);
+        assert_eq!(entry(&cut, header.len(), "q1"), None);
+        // The same line under another question (another seed, say) is not trusted.
+        assert_eq!(entry(&good, header.len(), "q2"), None);
     }
 }
