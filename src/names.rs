@@ -91,6 +91,14 @@ pub fn problem(name: &str, kind: NameKind) -> Option<String> {
         };
         return Some(format!("{} {what}; {accepted}", shown(name)));
     }
+    // OWASP's rule for CSV: a cell starting with `=`, `+`, `-` or `@` is a formula to a
+    // spreadsheet (`=` and control characters are refused above).
+    if let Some(first) = name.chars().next().filter(|c| matches!(c, '+' | '-' | '@')) {
+        return Some(format!(
+            "{} must not start with `{first}`: a spreadsheet would read the CSV cell as a formula; {accepted}",
+            shown(name)
+        ));
+    }
     if name.starts_with(' ') || name.ends_with(' ') {
         return Some(format!(
             "{} must not start or end with a space; {accepted}",
@@ -126,6 +134,21 @@ mod tests {
             assert_eq!(problem(good, NameKind::Team), None, "{good}");
         }
         let bad = |name: &str, kind| problem(name, kind).unwrap_or_default();
+        let formula_message = "a spreadsheet would read the CSV cell as a formula";
+        for formula in ["+NOW()", "-1+1", "@SUM(1+1)"] {
+            assert!(
+                bad(formula, NameKind::Team).contains(formula_message),
+                "{formula}"
+            );
+            // Other names take no `@` anywhere.
+            assert!(!bad(formula, NameKind::Path).is_empty(), "{formula}");
+        }
+        assert!(bad("+NOW()", NameKind::Path).contains(formula_message));
+        assert_eq!(
+            problem("a-1+1", NameKind::Path),
+            None,
+            "inside a name they are fine"
+        );
         assert!(bad("/tmp/x", NameKind::Path).contains("must not contain `/`"));
         assert!(bad("a/b", NameKind::Team).contains("must not contain `/`"));
         assert!(bad("a\\b", NameKind::Path).contains("must not contain `\\`"));

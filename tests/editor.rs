@@ -216,6 +216,7 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("strategy_without_pools", Expressible),             // required
         ("syntax_unclosed_header", NotToml),
         ("syntax_unquoted_value", NotToml),
+        ("team_formula", Expressible), // not `+`, `-` or `@` first
         ("team_with_slash", Expressible),
         ("too_many_busy_gpus", NotExpressible), // an estimate
         ("too_many_jobs", NotExpressible),
@@ -247,6 +248,7 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("window_and_episodes", Expressible),      // not both
         ("window_bad_time", Expressible),          // the window grammar, a pattern
         ("window_unknown_days", Expressible),
+        ("workload_formula", Expressible), // not `+` or `-` first
         ("wrong_type_bool", Expressible),
         ("wrong_type_float_count", Expressible),
         ("wrong_type_string", Expressible),

@@ -317,6 +317,14 @@ const BAD_FILES: &[Bad] = &[
         "line 13: `workload.train.team` `ml/vision` must not contain `/`",
     ),
     bad(
+        "team_formula",
+        "line 13: `workload.train.team` `@SUM(1+1)` must not start with `@`: a spreadsheet would read the CSV cell as a formula",
+    ),
+    bad(
+        "workload_formula",
+        "line 9: `workload[0].name` `-1+1` must not start with `-`: a spreadsheet would read the CSV cell as a formula",
+    ),
+    bad(
         "seed_too_large",
         "line 6, column 8: `seed` must be a whole number from 0 to 18446744073709551615 (above 9223372036854775807, in quotes: seed = \"18446744073709551615\"), got the whole number `9223372036854775808`",
     ),

@@ -328,6 +328,14 @@ impl Drop for Staged {
 /// `.partial` left or planted there is removed first, not opened: a link planted under that
 /// name cannot redirect the write.
 fn create_partial(path: &Path, partial: &Path) -> Result<fs::File, OutputError> {
+    #[cfg(test)]
+    if tests::FULL_DISK.with(std::cell::Cell::get) {
+        // The unit tests' full disk: what a write to a full file system gets.
+        return fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .map_err(io(path));
+    }
     if let Ok(meta) = fs::symlink_metadata(path) {
         let kind = meta.file_type();
         if !(kind.is_file() || kind.is_symlink() || kind.is_dir()) {
@@ -652,10 +660,18 @@ mod tests {
     /// /dev/full accepts the open and fails every write with "no space left on device": a
     /// file's temporary name linked to it makes the disk full for that file alone.
     #[cfg(unix)]
-    fn full_disk_for(dir: &Path, name: &str) -> bool {
-        let _ = fs::remove_file(dir.join(format!("{name}.partial")));
-        fs::OpenOptions::new().write(true).open("/dev/full").is_ok()
-            && std::os::unix::fs::symlink("/dev/full", dir.join(format!("{name}.partial"))).is_ok()
+    thread_local! {
+        /// Set by a test on its own thread: temporary files are opened on /dev/full. (A
+        /// `.partial` link to it no longer works: a planted `.partial` is removed, not
+        /// followed.)
+        pub(super) static FULL_DISK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// Makes this thread's writes into `dir` meet a full disk, if the machine has /dev/full.
+    fn full_disk_for(_dir: &Path, _name: &str) -> bool {
+        let full = fs::OpenOptions::new().write(true).open("/dev/full").is_ok();
+        FULL_DISK.with(|flag| flag.set(full));
+        full
     }
 
     #[cfg(unix)]

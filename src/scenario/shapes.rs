@@ -17,14 +17,15 @@ pub fn name(_: &mut SchemaGenerator) -> Schema {
         "type": "string",
         "minLength": 1,
         "maxLength": NAME_CHARS_MAX,
-        "pattern": format!("^{FIRST}({REST}*{FIRST})?$"),
+        "pattern": format!("^{START}({REST}*{FIRST})?$"),
     })
 }
 
 /// ASCII characters a name may hold, and which may start or end it (no space there): every
 /// printable one but the punctuation the rule refuses.
 const FIRST: &str = r"[^\x00-\x20\x7f!-'*,./:-@\[-^`{-~]";
-
+/// The first character: as `FIRST`, and not `+` or `-`, which make a CSV cell a formula.
+const START: &str = r"[^\x00-\x20\x7f!-'*+,\-./:-@\[-^`{-~]";
 const REST: &str = r"[^\x00-\x1f\x7f!-'*,./:-@\[-^`{-~]";
 
 /// A team: as a name, also `.` and `@` (not a `.` first, not two in a row).
@@ -32,12 +33,14 @@ pub fn team(_: &mut SchemaGenerator) -> Schema {
     // X: a character that may start or end a team name; S: one inside (a space too); neither
     // is a dot, and every dot inside is followed by one of them.
     let x = r"[^\x00-\x20\x7f!-'*,./:-?\[-^`{-~]";
+    // The first: not `+`, `-` or `@` either (a CSV cell starting so is a formula).
+    let first = r"[^\x00-\x20\x7f!-'*+,\-./:-@\[-^`{-~]";
     let s = r"[^\x00-\x1f\x7f!-'*,./:-?\[-^`{-~]";
     json_schema!({
         "type": "string",
         "minLength": 1,
         "maxLength": NAME_CHARS_MAX,
-        "pattern": format!("^{x}(({s}|\\.{s})*({x}|\\.{x}?))?$"),
+        "pattern": format!("^{first}(({s}|\\.{s})*({x}|\\.{x}?))?$"),
     })
 }
 
