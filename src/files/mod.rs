@@ -657,17 +657,16 @@ fn write_pending(
 mod tests {
     use super::*;
 
-    /// /dev/full accepts the open and fails every write with "no space left on device": a
-    /// file's temporary name linked to it makes the disk full for that file alone.
-    #[cfg(unix)]
     thread_local! {
-        /// Set by a test on its own thread: temporary files are opened on /dev/full. (A
-        /// `.partial` link to it no longer works: a planted `.partial` is removed, not
+        /// Set by a test on its own thread: temporary files are opened on /dev/full, which
+        /// accepts the open and fails every write with "no space left on device". (A
+        /// `.partial` linked to it no longer works: a planted `.partial` is removed, not
         /// followed.)
         pub(super) static FULL_DISK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
 
-    /// Makes this thread's writes into `dir` meet a full disk, if the machine has /dev/full.
+    /// Makes this thread's writes meet a full disk, if the machine has /dev/full.
+    #[cfg(unix)]
     fn full_disk_for(_dir: &Path, _name: &str) -> bool {
         let full = fs::OpenOptions::new().write(true).open("/dev/full").is_ok();
         FULL_DISK.with(|flag| flag.set(full));
