@@ -810,8 +810,7 @@ impl Fit {
         let _ = writeln!(
             out,
             "# Fitted by `fleetsim fit` from {} ({}): {} jobs, {} GPU-hours; rates from {frame}.",
-            // A TOML comment holds no control character (a path may: a line break, ESC).
-            without_controls(&trace.path.display().to_string()),
+            without_controls(&trace.path.display().to_string()), // No control chars in TOML.
             trace.format,
             thousands(self.jobs as u64),
             thousands(trace.gpu_hours().round() as u64),
