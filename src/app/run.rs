@@ -72,21 +72,28 @@ pub enum Written {
     Memory(Vec<File>),
 }
 
-/// Loads, simulates and writes the run `request` asks for, on the context's threads.
-pub fn run(request: &RunRequest, ctx: &Context<'_>) -> Result<RunOutcome, AppError> {
+/// The scenario of `request`, loaded with its overrides, its warnings passed on, and the
+/// options that need the whole scenario (`--trace`, `--focus`) checked against it.
+fn load_checked(request: &RunRequest, ctx: &Context<'_>) -> Result<Loaded, AppError> {
     let loaded = request.source.load(&request.set)?;
     if request.warn {
         for warning in &loaded.warnings {
             (ctx.warn)(warning);
         }
     }
-    let config = &loaded.config;
     if request.trace {
-        runner::check_trace(config).map_err(AppError::Request)?;
+        runner::check_trace(&loaded.config).map_err(AppError::Request)?;
     }
     if let Some(period) = request.focus {
-        check_focus(config, period)?;
+        check_focus(&loaded.config, period)?;
     }
+    Ok(loaded)
+}
+
+/// Loads, simulates and writes the run `request` asks for, on the context's threads.
+pub fn run(request: &RunRequest, ctx: &Context<'_>) -> Result<RunOutcome, AppError> {
+    let loaded = load_checked(request, ctx)?;
+    let config = &loaded.config;
     match &request.to {
         RunTo::Memory => run_in_memory(request, loaded, ctx),
         RunTo::Folder { dir, force, charts } => {
@@ -310,19 +317,8 @@ pub fn run_shard(
     shard: Shard,
     ctx: &Context<'_>,
 ) -> Result<ShardOutcome, AppError> {
-    let loaded = request.source.load(&request.set)?;
-    if request.warn {
-        for warning in &loaded.warnings {
-            (ctx.warn)(warning);
-        }
-    }
+    let loaded = load_checked(request, ctx)?;
     let config = &loaded.config;
-    if request.trace {
-        runner::check_trace(config).map_err(AppError::Request)?;
-    }
-    if let Some(period) = request.focus {
-        check_focus(config, period)?;
-    }
     if shard.count > config.replications {
         return Err(AppError::Request(format!(
             "--shard {}: {} shards for {} replications leave some empty; use at most {} shards",
