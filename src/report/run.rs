@@ -249,18 +249,8 @@ fn group_table(results: &Results, rows: &[GroupSummaryRow], what: &str) -> Table
     }));
     let mut table = Table::new(header);
     table.left.push(1);
-    let mut groups: Vec<(&str, &str)> = Vec::new();
-    for row in rows {
-        if !groups.contains(&(row.strategy.as_str(), row.group.as_str())) {
-            groups.push((row.strategy.as_str(), row.group.as_str()));
-        }
-    }
-    for (strategy, group) in groups {
-        let of = |metric: &str| {
-            rows.iter()
-                .find(|r| r.strategy == strategy && r.group == group && r.metric == metric)
-                .map(|r| r.mean)
-        };
+    for (strategy, group) in groups(rows) {
+        let of = |metric: &str| mean_of(rows, strategy, group, metric);
         let mut cells = vec![strategy.to_string(), group.to_string()];
         for (_, metric, decimals) in columns {
             cells.push(of(metric).map_or("-".into(), |v| thousands(v, decimals)));
@@ -268,6 +258,24 @@ fn group_table(results: &Results, rows: &[GroupSummaryRow], what: &str) -> Table
         table.rows.push(cells);
     }
     table
+}
+
+/// The (strategy, group) pairs of `rows`, in the order they first appear.
+fn groups(rows: &[GroupSummaryRow]) -> Vec<(&str, &str)> {
+    let mut groups: Vec<(&str, &str)> = Vec::new();
+    for row in rows {
+        if !groups.contains(&(row.strategy.as_str(), row.group.as_str())) {
+            groups.push((row.strategy.as_str(), row.group.as_str()));
+        }
+    }
+    groups
+}
+
+/// The mean of `metric` for `group` under `strategy`, if `rows` have it.
+fn mean_of(rows: &[GroupSummaryRow], strategy: &str, group: &str, metric: &str) -> Option<f64> {
+    rows.iter()
+        .find(|r| r.strategy == strategy && r.group == group && r.metric == metric)
+        .map(|r| r.mean)
 }
 
 /// `services.csv`: one line per strategy and service.
@@ -290,18 +298,8 @@ fn services_table(rows: &[GroupSummaryRow], currency: &str) -> Table {
     }));
     let mut table = Table::new(header);
     table.left.push(1);
-    let mut groups: Vec<(&str, &str)> = Vec::new();
-    for row in rows {
-        if !groups.contains(&(row.strategy.as_str(), row.group.as_str())) {
-            groups.push((row.strategy.as_str(), row.group.as_str()));
-        }
-    }
-    for (strategy, group) in groups {
-        let of = |metric: &str| {
-            rows.iter()
-                .find(|r| r.strategy == strategy && r.group == group && r.metric == metric)
-                .map(|r| r.mean)
-        };
+    for (strategy, group) in groups(rows) {
+        let of = |metric: &str| mean_of(rows, strategy, group, metric);
         let mut cells = vec![strategy.to_string(), group.to_string()];
         for (_, metric) in columns {
             cells.push(match (metric, of(metric)) {
