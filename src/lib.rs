@@ -23,6 +23,7 @@ pub mod optimize;
 pub mod policies;
 pub mod progress;
 pub mod records;
+pub mod regular_file;
 pub mod report;
 pub mod rng;
 pub mod runner;

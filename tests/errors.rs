@@ -1686,7 +1686,8 @@ fn signals_stop_every_stage_with_their_exit_code() {
     );
     assert!(partials(&out).is_empty(), "{:?}", partials(&out));
     assert!(!lock.exists(), "the lock file is removed");
-    // Reading (a fifo nobody writes: it blocks): nothing to clean up, so it ends at once.
+    // Reading a scenario from a fifo nobody writes blocks: nothing to clean up, so it ends at
+    // once. (A trace is never read from a fifo: `fit` refuses one without waiting.)
     let fifo = dir.join("never.csv");
     assert!(
         Command::new("mkfifo")
@@ -1695,26 +1696,29 @@ fn signals_stop_every_stage_with_their_exit_code() {
             .unwrap()
             .success()
     );
-    for args in [
-        vec!["fit", fifo.to_str().unwrap(), "--format", "csv"],
-        vec!["validate", fifo.to_str().unwrap()],
-    ] {
-        let (output, took) = signalled(
-            &args,
-            || {
-                std::thread::sleep(Duration::from_millis(500));
-                true
-            },
-            "TERM",
-        );
-        assert_eq!(
-            output.status.code(),
-            Some(143),
-            "{args:?}: {}",
-            stderr(&output)
-        );
-        assert!(took < Duration::from_secs(2), "{args:?}: {took:?}");
-    }
+    let started = Instant::now();
+    let fit = fleetsim(&["fit", fifo.to_str().unwrap(), "--format", "csv"]);
+    assert_refused(
+        &fit,
+        1,
+        "is a fifo (a named pipe), not a regular file",
+        "fit",
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "fit waited on the fifo"
+    );
+    let args = ["validate", fifo.to_str().unwrap()];
+    let (output, took) = signalled(
+        &args,
+        || {
+            std::thread::sleep(Duration::from_millis(500));
+            true
+        },
+        "TERM",
+    );
+    assert_eq!(output.status.code(), Some(143), "{}", stderr(&output));
+    assert!(took < Duration::from_secs(2), "validate: {took:?}");
 }
 
 /// A full disk under stdout is an error with its reason and exit code 1, never a panic (exit
@@ -1846,4 +1850,179 @@ fn force_replaces_only_regular_files_and_follows_no_planted_partial() {
             .starts_with("# Fitted by")
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `fleetsim ARGS` under a 4 GiB address-space limit, so that a file read whole (a link to
+/// `/dev/zero`) fails this test instead of exhausting the machine.
+fn fleetsim_bounded(args: &[&str]) -> Output {
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+    Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 4194304; exec {} {}",
+            env!("CARGO_BIN_EXE_fleetsim"),
+            quoted.join(" ")
+        ))
+        .output()
+        .expect("bash runs")
+}
+
+/// Copies the result folder `from` to `to`, then replaces `file` in it with a link to
+/// `/dev/zero` (`size: None`) or a sparse file of `size` bytes.
+fn damaged_copy(from: &Path, to: &Path, file: &str, size: Option<u64>) {
+    let copied = Command::new("cp").arg("-r").arg(from).arg(to).status();
+    assert!(copied.unwrap().success());
+    let path = to.join(file);
+    std::fs::remove_file(&path).unwrap();
+    match size {
+        None => std::os::unix::fs::symlink("/dev/zero", &path).unwrap(),
+        Some(bytes) => std::fs::File::create(&path)
+            .unwrap()
+            .set_len(bytes)
+            .unwrap(),
+    }
+}
+
+/// Files read back from a result folder (by `report`, `plot`, `merge`, `sweep --resume` and
+/// so `claims --only`) are read only if they are regular files and no larger than such a file
+/// can be: a link to `/dev/zero` or a 300 MiB table is refused by name, not read to the end of
+/// memory.
+#[test]
+fn files_read_back_must_be_regular_and_of_a_bounded_size() {
+    let dir = temp_dir("read-back");
+    let run = dir.join("run");
+    let made = fleetsim(&["run", SMALL, "--out", run.to_str().unwrap(), "--quiet"]);
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    let device = "is a device, not a regular file";
+    let too_large = "is larger than the 256 MiB fleetsim reads of such a file";
+    let cases = [
+        ("teams.csv", None, "report", device),
+        ("summary.csv", None, "plot", device),
+        ("summary.csv", Some(300 << 20), "report", too_large),
+        ("monthly.csv", Some(300 << 20), "plot", too_large),
+        ("run.json", None, "plot", device),
+        (
+            "run.json",
+            Some(65 << 20),
+            "report",
+            "is larger than the 64 MiB",
+        ),
+    ];
+    for (i, (file, size, command, fragment)) in cases.into_iter().enumerate() {
+        let copy = dir.join(format!("run-{i}"));
+        damaged_copy(&run, &copy, file, size);
+        let output = fleetsim_bounded(&[command, copy.to_str().unwrap()]);
+        let what = format!("{command} with {file} {size:?}");
+        assert_refused(
+            &output,
+            1,
+            &format!("{file}: cannot read: {fragment}"),
+            &what,
+        );
+    }
+    let sweep = dir.join("sweep");
+    let sweep_text = sweep.to_str().unwrap();
+    let scenario = "tests/data/tiny-sweep.toml";
+    let made = fleetsim(&[
+        "sweep",
+        scenario,
+        "--out",
+        sweep_text,
+        "--quiet",
+        "--no-charts",
+    ]);
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    let copy = dir.join("sweep-json");
+    damaged_copy(&sweep, &copy, "sweep.json", None);
+    let copy_text = copy.to_str().unwrap();
+    let merged = dir.join("merged");
+    for args in [
+        vec!["report", copy_text],
+        vec!["plot", copy_text],
+        vec!["merge", copy_text, "--out", merged.to_str().unwrap()],
+    ] {
+        let output = fleetsim_bounded(&args);
+        assert_refused(
+            &output,
+            1,
+            &format!("sweep.json: cannot read: {device}"),
+            args[0],
+        );
+    }
+    let resumed = fleetsim_bounded(&["sweep", scenario, "--out", copy_text, "--resume", "--quiet"]);
+    let fragment = format!("its sweep.json cannot be read: {device}");
+    assert_refused(&resumed, 1, &fragment, "sweep --resume");
+    // A point's file that cannot be read is simulated again, and said so.
+    let copy = dir.join("sweep-point");
+    damaged_copy(&sweep, &copy, "points/000/summary.csv", None);
+    let copy_text = copy.to_str().unwrap();
+    let args = [
+        "sweep",
+        scenario,
+        "--out",
+        copy_text,
+        "--resume",
+        "--quiet",
+        "--no-charts",
+    ];
+    let resumed = fleetsim_bounded(&args);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    let said = format!("points/000/summary.csv: cannot be read: {device}; simulating point 000");
+    assert!(stderr(&resumed).contains(&said), "{}", stderr(&resumed));
+    assert!(
+        std::fs::symlink_metadata(copy.join("points/000/summary.csv"))
+            .unwrap()
+            .is_file()
+    );
+}
+
+/// Traces are read once, where they lie, and only from regular files: a fifo (or a device)
+/// named as a trace is refused at once by `run`, `sweep` and `fit`, never waited on.
+#[test]
+fn a_trace_that_is_a_fifo_or_a_device_is_refused_without_waiting() {
+    let dir = temp_dir("trace-fifo");
+    let fifo = dir.join("spot.csv");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.unwrap().success(), "mkfifo failed");
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.csv")).unwrap();
+    let scenario = std::fs::read_to_string(SMALL).unwrap();
+    for trace in ["spot.csv", "zero.csv"] {
+        let text = format!(
+            "{scenario}\n[[pool]]\nname = \"traced\"\ntype = \"spot\"\ngpu = \"H100\"\n\
+             gpus_per_node = 8\nprice_per_gpu_h = 1.0\navailability_trace = \"{trace}\"\n"
+        );
+        let path = dir.join(format!("with-{trace}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let path_text = path.to_str().unwrap();
+        let out = dir.join("out");
+        let out_text = out.to_str().unwrap();
+        for args in [
+            vec!["validate", path_text],
+            vec!["run", path_text, "--out", out_text, "--quiet"],
+            vec![
+                "sweep",
+                path_text,
+                "--vary",
+                "pool.traced.price_per_gpu_h=1,2",
+                "--out",
+                out_text,
+                "--quiet",
+            ],
+        ] {
+            let started = Instant::now();
+            let output = fleetsim_bounded(&args);
+            let what = format!("{} with {trace}", args[0]);
+            assert_refused(
+                &output,
+                1,
+                "not a regular file; save the trace to a file",
+                &what,
+            );
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "{what}: waited"
+            );
+            assert!(!out.exists(), "{what}: left a folder");
+        }
+    }
 }

@@ -16,7 +16,15 @@ use std::path::{Path, PathBuf};
 /// Top-level modules by layer, lowest first; the same list is in ARCHITECTURE.md. Leaf
 /// utilities share the lowest layer and use none of each other.
 const LAYERS: &[&[&str]] = &[
-    &["rng", "calendar", "format", "engine", "progress", "names"],
+    &[
+        "rng",
+        "calendar",
+        "format",
+        "engine",
+        "progress",
+        "names",
+        "regular_file",
+    ],
     &["trace"],
     &["scenario"],
     &["records", "fit"],

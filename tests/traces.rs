@@ -805,3 +805,40 @@ fn fit_takes_a_trace_path_with_control_characters() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A file given as a trace may be anything the user can read (a link to `/etc/shadow`): an
+/// error about its header quotes none of its first line, only a name close to a missing
+/// column, as the likely typo; the formats' own column lists say what was expected.
+#[test]
+fn a_trace_error_quotes_no_content_but_a_likely_typo() {
+    let dir = temp_dir("trace-quotes");
+    let secrets = [
+        "root:*:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
+        "user,hunter2,s3cr3t-token\nalice,pw,x\n",
+    ];
+    for (i, text) in secrets.iter().enumerate() {
+        let path = dir.join(format!("secret-{i}.csv"));
+        std::fs::write(&path, text).unwrap();
+        for format in ["csv", "slurm", "helios", "acme", "pai", "openb"] {
+            let output = fleetsim(&["fit", path.to_str().unwrap(), "--format", format]);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(1), "{format}: {stderr}");
+            for secret in ["root", "19000", "hunter2", "s3cr3t", "alice"] {
+                assert!(
+                    !stderr.contains(secret),
+                    "{format} quotes `{secret}`: {stderr}"
+                );
+            }
+        }
+    }
+    let typo = dir.join("typo.csv");
+    std::fs::write(&typo, "submit_tme,duration_h,GPUS,team\n0,1,1,a\n").unwrap();
+    let output = fleetsim(&["fit", typo.to_str().unwrap(), "--format", "csv"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let expected = "line 1: the header lacks the column `submit_time` (fleetsim's trace CSV has \
+                    submit_time, duration_h or duration_s, and gpus); of the 4 name(s) on its \
+                    first line, it has `submit_tme` (for `submit_time`?)";
+    assert!(stderr.contains(expected), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -42,7 +42,7 @@ pub fn merge(request: &MergeRequest, ctx: &Context<'_>) -> Result<Merged, AppErr
     if let Some(dir) = request
         .inputs
         .iter()
-        .find(|dir| dir.join("sweep.json").is_file())
+        .find(|dir| dir.join("sweep.json").exists())
     {
         return Err(AppError::Request(format!(
             "{}: holds a sweep, and the other folders a run's shards; merge a run's shards or a sweep's, not both",

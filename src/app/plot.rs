@@ -11,9 +11,9 @@ use crate::files::{self, LockMode};
 
 /// What kind of folder `dir` is, by the files that say so.
 fn drawing_of(dir: &Path) -> Drawing {
-    if dir.join("sweep.json").is_file() {
+    if dir.join("sweep.json").exists() {
         Drawing::Sweep
-    } else if dir.join(files::optimize::RECOMMENDATION_FILE).is_file() {
+    } else if dir.join(files::optimize::RECOMMENDATION_FILE).exists() {
         Drawing::Optimize
     } else {
         Drawing::Run

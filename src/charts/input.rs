@@ -1,7 +1,7 @@
 //! Reads a result folder back: the CSV files and `run.json`, and nothing else, so that merged or
 //! copied results can be drawn without the scenario or a re-run.
 
-use std::fs;
+use crate::regular_file;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -111,7 +111,7 @@ impl Results {
         // Report every missing file at once rather than one per attempt.
         let missing: Vec<String> = INPUT_FILES
             .iter()
-            .filter(|name| !dir.join(name).is_file())
+            .filter(|name| !dir.join(name).exists())
             .map(|name| (*name).to_string())
             .collect();
         if !missing.is_empty() {
@@ -121,10 +121,12 @@ impl Results {
             });
         }
         let meta_path = dir.join("run.json");
-        let text = fs::read_to_string(&meta_path).map_err(|source| ChartError::Read {
-            path: meta_path.clone(),
-            source,
-        })?;
+        let text = regular_file::read_to_string(&meta_path, regular_file::JSON_BYTES_MAX).map_err(
+            |source| ChartError::Read {
+                path: meta_path.clone(),
+                source,
+            },
+        )?;
         let meta: RunMeta = serde_json::from_str(&text).map_err(|source| ChartError::Json {
             path: meta_path.clone(),
             source,
@@ -144,7 +146,7 @@ impl Results {
         // Only a run with services writes these; run.json says whether it did.
         let optional = |name: &str| -> Result<Vec<ServicePeriodRow>, ChartError> {
             let path = dir.join(name);
-            if path.is_file() {
+            if path.exists() {
                 read_csv(&path)
             } else {
                 Ok(Vec::new())
@@ -277,7 +279,14 @@ pub(crate) fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, Chart
         path: path.to_path_buf(),
         source,
     };
-    let mut reader = csv::Reader::from_path(path).map_err(csv_error)?;
+    let file =
+        regular_file::open_at_most(path, regular_file::TABLE_BYTES_MAX).map_err(|source| {
+            ChartError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+    let mut reader = csv::Reader::from_reader(file);
     let header = reader.headers().map_err(csv_error)?.clone();
     let mut rows = Vec::new();
     for (line, record) in reader.records().enumerate() {
@@ -302,6 +311,7 @@ pub(crate) fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, Chart
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn fixture() -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/charts")

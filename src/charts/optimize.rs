@@ -7,6 +7,7 @@
 //! interval of the objective as a whisker, and its colour says how it ended: chosen,
 //! runner-up, dropped as costlier, dropped as infeasible.
 
+use crate::regular_file;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -54,20 +55,26 @@ fn read_error(path: &Path) -> impl Fn(String) -> ChartError + '_ {
 impl OptimizeResults {
     pub fn load(dir: &Path) -> Result<Self, ChartError> {
         let rec_path = dir.join(RECOMMENDATION_FILE);
-        let bytes = std::fs::read(&rec_path).map_err(|source| ChartError::Read {
-            path: rec_path.clone(),
-            source,
-        })?;
+        let bytes =
+            regular_file::read(&rec_path, regular_file::JSON_BYTES_MAX).map_err(|source| {
+                ChartError::Read {
+                    path: rec_path.clone(),
+                    source,
+                }
+            })?;
         let rec: crate::records::Recommendation =
             serde_json::from_slice(&bytes).map_err(|source| ChartError::Json {
                 path: rec_path.clone(),
                 source,
             })?;
         let table_path = dir.join(TABLE_FILE);
-        let mut reader = csv::Reader::from_path(&table_path).map_err(|source| ChartError::Csv {
-            path: table_path.clone(),
-            source,
-        })?;
+        let file = regular_file::open_at_most(&table_path, regular_file::TABLE_BYTES_MAX).map_err(
+            |source| ChartError::Read {
+                path: table_path.clone(),
+                source,
+            },
+        )?;
+        let mut reader = csv::Reader::from_reader(file);
         let header = reader
             .headers()
             .map_err(|source| ChartError::Csv {

@@ -5,6 +5,7 @@
 //! Every file written depends only on the claims' scenarios, `--set`, `--replications` and
 //! `--seed` (the sweep folders' invariant), so the page is the same on any thread count.
 
+use crate::regular_file;
 use std::path::{Path, PathBuf};
 
 use super::{Claim, Finding, Point};
@@ -176,10 +177,13 @@ pub fn publish_chart(outcome: &Outcome, dir: &Path) -> Result<PathBuf, ClaimsErr
     let number = outcome.claim.number;
     let output_error = |error| ClaimsError::Output { number, error };
     files::create_dir(dir).map_err(output_error)?;
-    let bytes = std::fs::read(&outcome.chart).map_err(|source| ClaimsError::ReadChart {
-        path: outcome.chart.clone(),
-        source,
-    })?;
+    let bytes =
+        regular_file::read(&outcome.chart, regular_file::CHART_BYTES_MAX).map_err(|source| {
+            ClaimsError::ReadChart {
+                path: outcome.chart.clone(),
+                source,
+            }
+        })?;
     let name = format!("{}.png", outcome.claim.id());
     files::write_bytes(dir, &name, &bytes)
         .and_then(files::Pending::commit)

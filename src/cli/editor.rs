@@ -120,7 +120,10 @@ pub(super) fn init(args: &InitArgs, signals: &Signals) -> Result<()> {
     );
     let schema_path = dir.join(SCHEMA_FILE);
     let schema_text = schema::scenario_schema_text();
-    let write_schema = match std::fs::read_to_string(&schema_path) {
+    let write_schema = match crate::regular_file::read_to_string(
+        &schema_path,
+        crate::regular_file::JSON_BYTES_MAX,
+    ) {
         Err(_) => !schema_path.exists(),
         Ok(existing) => existing != schema_text && (args.force || is_our_schema(&existing)),
     };

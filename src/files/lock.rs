@@ -162,9 +162,13 @@ fn hold(dir: &Path, name: &str, exclusive: bool, holder: &str) -> Result<fs::Fil
     )))
 }
 
+/// The most of a lock file read for its holder, bytes (fleetsim writes one line).
+const HOLDER_BYTES_MAX: u64 = 4096;
+
 /// The holder written in a lock file, for the message.
 fn holder_of(path: &Path) -> String {
-    let text = fs::read_to_string(path).unwrap_or_default();
+    let bytes = crate::regular_file::read(path, HOLDER_BYTES_MAX).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
     let text = text.trim();
     if text.is_empty() {
         "a process that has not said which".to_string()

@@ -2,7 +2,6 @@
 //! as the file is written, and checked again by `sweep --resume` and `merge`, so a
 //! file cut or emptied after fleetsim wrote it is found rather than trusted.
 
-use std::fs;
 use std::io::{Read, Write};
 use std::path::{Component, Path};
 
@@ -97,13 +96,16 @@ pub fn check(dir: &Path, record: &FileRecord) -> Result<(), String> {
         ));
     }
     let path = dir.join(&record.name);
-    let mut file = match fs::File::open(&path) {
+    let file = match crate::regular_file::open(&path) {
         Ok(file) => file,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Err("is missing".to_string());
         }
         Err(error) => return Err(format!("cannot be read: {error}")),
     };
+    // Read no further than one byte past the recorded length: a link to an endless device is
+    // refused above, and a file that grew is told by its length, not hashed to its end.
+    let mut file = file.take(record.bytes.saturating_add(1));
     let mut hash = Fnv1a::default();
     let mut bytes = 0u64;
     let mut buffer = vec![0u8; 64 * 1024];
@@ -124,9 +126,13 @@ pub fn check(dir: &Path, record: &FileRecord) -> Result<(), String> {
         thousands(record.bytes as f64, 0)
     );
     if bytes != record.bytes {
-        return Err(format!(
-            "has {} bytes, but run.json recorded {recorded}: it was cut or changed after fleetsim wrote it",
+        let has = if bytes > record.bytes {
+            format!("more than {}", thousands(record.bytes as f64, 0))
+        } else {
             thousands(bytes as f64, 0)
+        };
+        return Err(format!(
+            "has {has} bytes, but run.json recorded {recorded}: it was cut or changed after fleetsim wrote it"
         ));
     }
     if hash.hex() != record.fnv1a {

@@ -12,6 +12,7 @@ pub mod run_shard;
 pub mod sweep_table;
 pub mod tables;
 
+use crate::regular_file;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -103,9 +104,10 @@ pub fn prepare_dir(
         .map_err(io(dir))?
         .flatten()
         .any(|e| !lock::is_lock_file(&e.file_name().to_string_lossy()));
-    let previous: Option<serde_json::Value> = fs::read_to_string(dir.join("run.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok());
+    let previous: Option<serde_json::Value> =
+        regular_file::read_to_string(&dir.join("run.json"), regular_file::JSON_BYTES_MAX)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok());
     let listed = previous.as_ref().map(previous_manifest).unwrap_or_default();
     if has_files && !force {
         let previous_name = previous
@@ -522,7 +524,7 @@ pub fn copy_file(from: &Path, dir: &Path) -> Result<Pending, OutputError> {
         .into_owned();
     let path = dir.join(&name);
     let partial = partial_path(&path);
-    let mut source = fs::File::open(from).map_err(|source| OutputError::Read {
+    let mut source = regular_file::open(from).map_err(|source| OutputError::Read {
         path: from.to_path_buf(),
         source,
     })?;
@@ -577,7 +579,14 @@ pub fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, OutputError>
             message: error.to_string(),
         },
     };
-    let mut reader = csv::Reader::from_path(path).map_err(unreadable)?;
+    let file =
+        regular_file::open_at_most(path, regular_file::TABLE_BYTES_MAX).map_err(|source| {
+            OutputError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+    let mut reader = csv::Reader::from_reader(file);
     let header = reader.headers().map_err(unreadable)?.clone();
     let mut rows = Vec::new();
     for (line, record) in reader.records().enumerate() {
@@ -595,7 +604,7 @@ pub fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, OutputError>
 
 /// Reads a JSON file fleetsim wrote; `Ok(None)` when there is none.
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, OutputError> {
-    let bytes = match fs::read(path) {
+    let bytes = match regular_file::read(path, regular_file::JSON_BYTES_MAX) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {

@@ -6,6 +6,7 @@
 //! and is simulated again, never trusted. When the optimisation ends the journal is written
 //! again sorted, so the folder's bytes do not depend on the threads' order.
 
+use crate::regular_file;
 use std::collections::HashMap;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
@@ -181,7 +182,7 @@ fn line(fields: &[String]) -> Vec<u8> {
 /// Reads a journal: lines whose hash or shape is wrong are counted, not trusted.
 fn read_journal(path: &Path, header: &[String], question: &str) -> Result<Earlier, OutputError> {
     let mut earlier = Earlier::default();
-    let file = match fs::File::open(path) {
+    let file = match regular_file::open_at_most(path, regular_file::TABLE_BYTES_MAX) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(earlier),
         Err(source) => {

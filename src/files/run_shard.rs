@@ -121,14 +121,7 @@ fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, OutputError> {
         path: path.to_path_buf(),
         source,
     };
-    let file = fs::File::open(path).map_err(read)?;
-    let metadata = file.metadata().map_err(read)?;
-    if !metadata.is_file() {
-        return Err(OutputError::Unreadable {
-            path: path.to_path_buf(),
-            message: "not a regular file".into(),
-        });
-    }
+    let file = crate::regular_file::open(path).map_err(read)?;
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)

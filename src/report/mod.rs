@@ -23,7 +23,7 @@ pub const FILE_NAME: &str = "report.html";
 /// is built first, then written under a temporary name and renamed. Stops, writing nothing,
 /// once `stop` is set.
 pub fn write(dir: &Path, stop: &AtomicBool) -> Result<PathBuf, ChartError> {
-    let page = if dir.join("sweep.json").is_file() {
+    let page = if dir.join("sweep.json").exists() {
         sweep::html(dir, stop)?
     } else {
         run::html(dir, stop)?

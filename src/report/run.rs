@@ -20,7 +20,7 @@ pub fn html(dir: &Path, stop: &AtomicBool) -> Result<String, ChartError> {
     let results = Results::load(dir)?;
     let teams: Vec<GroupSummaryRow> = read_csv(&dir.join("teams.csv"))?;
     let services_path = dir.join("services.csv");
-    let services: Vec<GroupSummaryRow> = if services_path.is_file() {
+    let services: Vec<GroupSummaryRow> = if services_path.exists() {
         read_csv(&services_path)?
     } else {
         Vec::new()

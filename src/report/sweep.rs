@@ -2,6 +2,7 @@
 //! a merged sweep gets the very bytes of the unsharded one: no command line, threads or times
 //! (those are in `invocation*.json`); the command that makes the sweep is rebuilt instead.
 
+use crate::regular_file;
 use std::fmt::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,10 +20,12 @@ use crate::records::SweepInfo;
 pub fn html(dir: &Path, stop: &AtomicBool) -> Result<String, ChartError> {
     let results = SweepResults::load(dir)?;
     let info_path = dir.join("sweep.json");
-    let text = std::fs::read_to_string(&info_path).map_err(|source| ChartError::Read {
-        path: info_path.clone(),
-        source,
-    })?;
+    let text = regular_file::read_to_string(&info_path, regular_file::JSON_BYTES_MAX).map_err(
+        |source| ChartError::Read {
+            path: info_path.clone(),
+            source,
+        },
+    )?;
     let info: SweepInfo = serde_json::from_str(&text).map_err(|source| ChartError::SweepJson {
         path: info_path.clone(),
         source,

@@ -15,6 +15,7 @@
 //! the same point, down to the fingerprint of its scenario, and every file it lists has the
 //! size and hash recorded there (a file cut or emptied later is found, not trusted).
 
+use crate::regular_file;
 use std::path::{Path, PathBuf};
 
 use super::SweepError;
@@ -147,10 +148,14 @@ pub fn prepare(dir: &Path, info: &SweepInfo, force: bool) -> Result<(), SweepErr
                 difference: difference(&existing, info),
             });
         }
-        Err(_) if !force => {
+        Err(error) if !force => {
+            let why = match &error {
+                SweepError::Output(files::OutputError::Read { source, .. }) => source.to_string(),
+                other => other.to_string(),
+            };
             return Err(SweepError::OtherSweep {
                 dir: dir.to_path_buf(),
-                difference: "its sweep.json cannot be read".into(),
+                difference: format!("its sweep.json cannot be read: {why}"),
             });
         }
         Ok(None) if !force => {
@@ -210,7 +215,7 @@ fn clear(dir: &Path) -> Result<(), SweepError> {
 /// Removes the files a point's `run.json` lists, then the `run.json`.
 fn clear_point(point: &Path) -> Result<(), SweepError> {
     let run_json = point.join("run.json");
-    let Ok(text) = std::fs::read_to_string(&run_json) else {
+    let Ok(text) = regular_file::read_to_string(&run_json, regular_file::JSON_BYTES_MAX) else {
         return Ok(());
     };
     let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {

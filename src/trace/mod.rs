@@ -696,13 +696,22 @@ pub type Input = Guarded<io::Chain<io::Cursor<Vec<u8>>, io::BufReader<std::fs::F
 /// refused, and (`line_limit`) so are lines longer than [`LINE_BYTES_MAX`]; without it (JSON),
 /// one job may not be larger than [`JSON_JOB_BYTES_MAX`].
 pub fn open(path: &Path, line_limit: bool) -> Result<Input, TraceError> {
-    let mut file = std::fs::File::open(path).map_err(|source| TraceError::Read {
-        path: path.to_path_buf(),
-        cause: source,
+    let mut file = crate::regular_file::open(path).map_err(|cause| {
+        if path.is_dir() {
+            TraceError::file(path, "is a folder; name the trace file")
+        } else if cause.kind() == io::ErrorKind::InvalidInput {
+            // A fifo or device: a trace is read where it lies, again for each point of a sweep.
+            TraceError::file(
+                path,
+                format!("{cause}; save the trace to a file and name that (a fifo is read only once, a device never ends)"),
+            )
+        } else {
+            TraceError::Read {
+                path: path.to_path_buf(),
+                cause,
+            }
+        }
     })?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(TraceError::file(path, "is a folder; name the trace file"));
-    }
     // The first 8 KiB tell a compressed or binary file from text before any parsing.
     let mut magic = vec![0u8; 8192];
     let mut filled = 0;

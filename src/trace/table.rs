@@ -21,6 +21,15 @@ pub enum Header {
     },
 }
 
+/// Whether the header name `name` is close enough to the column `wanted` to be a typo of it:
+/// a few edits apart, ignoring case, or one inside the other.
+fn is_close(name: &str, wanted: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    let near = strsim::levenshtein(&name, wanted) <= wanted.len().div_ceil(4).max(1);
+    let inside = name.len() >= 3 && (name.contains(wanted) || wanted.contains(name.as_str()));
+    name.len() <= 64 && (near || inside)
+}
+
 /// A delimited file being read.
 pub struct Table {
     path: PathBuf,
@@ -134,16 +143,34 @@ impl Table {
         Ok(std::array::from_fn(|i| found[i].expect("checked")))
     }
 
-    /// An error: `missing` columns are not in the header.
+    /// An error: `missing` columns are not in the header. The header is not quoted: the
+    /// file may be anything (a link to a file of secrets), so only a name close to a missing
+    /// one is shown, as the likely typo.
     pub fn missing(&self, missing: &[&str], hint: &str) -> TraceError {
-        let mut header = self.header.join(", ");
-        if header.chars().count() > 200 {
-            header = format!("{}...", header.chars().take(200).collect::<String>());
-        }
+        let close: Vec<String> = missing
+            .iter()
+            .filter_map(|wanted| {
+                let name = self.header.iter().find(|name| is_close(name, wanted))?;
+                Some(format!(
+                    "`{}` (for `{wanted}`?)",
+                    super::time::shorten(name)
+                ))
+            })
+            .collect();
+        let names = self.header.len();
+        let seen = match close.is_empty() {
+            true => format!(
+                "none of the {names} name(s) on its first line is close to one (they are not shown: see them with `head -1`)"
+            ),
+            false => format!(
+                "of the {names} name(s) on its first line, it has {}",
+                close.join(", ")
+            ),
+        };
         TraceError::file(
             &self.path,
             format!(
-                "line 1: the header lacks the column{} {}{hint}; it has: {header}",
+                "line 1: the header lacks the column{} {}{hint}; {seen}",
                 if missing.len() == 1 { "" } else { "s" },
                 missing
                     .iter()

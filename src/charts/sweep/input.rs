@@ -2,8 +2,8 @@
 //! parameters and their values at every point) and `sweep.csv` (the statistics of every point,
 //! strategy and metric), and nothing else, so that merged or copied sweeps draw the same.
 
+use crate::regular_file;
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -215,17 +215,19 @@ impl SweepResults {
             });
         }
         let meta_path = dir.join("sweep.json");
-        let text = fs::read_to_string(&meta_path).map_err(|source| ChartError::Read {
-            path: meta_path.clone(),
-            source,
-        })?;
+        let text = regular_file::read_to_string(&meta_path, regular_file::JSON_BYTES_MAX).map_err(
+            |source| ChartError::Read {
+                path: meta_path.clone(),
+                source,
+            },
+        )?;
         let meta: SweepMeta =
             serde_json::from_str(&text).map_err(|source| ChartError::SweepJson {
                 path: meta_path.clone(),
                 source,
             })?;
         let csv_path = dir.join("sweep.csv");
-        if !csv_path.is_file() {
+        if !csv_path.exists() {
             return Err(ChartError::NoSweepCsv {
                 dir: dir.to_path_buf(),
             });
@@ -488,9 +490,10 @@ fn replication_costs(dir: &Path, meta: &SweepMeta, strategies: &[String]) -> Vec
     let mut costs = vec![vec![Vec::new(); meta.points.len()]; strategies.len()];
     for (position, point) in meta.points.iter().enumerate() {
         let path = dir.join("points").join(&point.id).join("replications.csv");
-        let Ok(mut reader) = csv::Reader::from_path(&path) else {
+        let Ok(file) = regular_file::open_at_most(&path, regular_file::TABLE_BYTES_MAX) else {
             continue;
         };
+        let mut reader = csv::Reader::from_reader(file);
         let mut rows: Vec<Row> = reader.deserialize().filter_map(Result::ok).collect();
         rows.sort_by_key(|r| r.replication);
         for row in rows {
@@ -518,7 +521,9 @@ fn read_sweep_csv(path: &Path) -> Result<Vec<CsvRow>, ChartError> {
         path: path.to_path_buf(),
         message,
     };
-    let mut reader = csv::Reader::from_path(path).map_err(|error| fail(error.to_string()))?;
+    let file = regular_file::open_at_most(path, regular_file::TABLE_BYTES_MAX)
+        .map_err(|error| fail(error.to_string()))?;
+    let mut reader = csv::Reader::from_reader(file);
     let header = reader
         .headers()
         .map_err(|error| fail(error.to_string()))?

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::demand::read_steps;
+use super::demand::{open_steps, read_steps_of};
 use crate::scenario::check::{Checked, Issue, NODES_MAX};
 use crate::scenario::config::{CapacityProcess, CapacityTrace, PoolKind};
 use crate::scenario::file::ScenarioFile;
@@ -73,17 +73,14 @@ pub fn read(path: &Path) -> Result<CapacityTrace, TraceError> {
 }
 
 fn read_csv(path: &Path) -> Result<CapacityTrace, TraceError> {
-    let header = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| text.lines().next().map(str::to_owned))
-        .unwrap_or_default();
-    let has = |name: &str| header.split(',').any(|c| c.trim() == name);
+    let table = open_steps(path)?;
+    let has = |name: &str| table.header().iter().any(|c| c == name);
     let (column, what, max) = if has("available") && !has("nodes") {
         ("available", "0 (none) or 1 (available)", 1.0)
     } else {
         ("nodes", "a whole number of nodes", f64::from(NODES_MAX))
     };
-    let rows = read_steps(path, column, what, max)?;
+    let rows = read_steps_of(table, path, column, what, max)?;
     let mut steps = Vec::with_capacity(rows.len());
     for (i, &(from_h, value)) in rows.iter().enumerate() {
         if value.fract() != 0.0 {

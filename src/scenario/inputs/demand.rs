@@ -76,8 +76,24 @@ pub fn read_steps(
     what: &str,
     max: f64,
 ) -> Result<Vec<(f64, f64)>, TraceError> {
+    read_steps_of(open_steps(path)?, path, column, what, max)
+}
+
+/// Opens a step curve's CSV, its header read (to choose the column from).
+pub fn open_steps(path: &Path) -> Result<Table, TraceError> {
+    Table::open(path, b',', true, Header::Required)
+}
+
+/// As [`read_steps`], from the table [`open_steps`] opened: the file is read once, so a
+/// header can choose the column.
+pub fn read_steps_of(
+    mut table: Table,
+    path: &Path,
+    column: &str,
+    what: &str,
+    max: f64,
+) -> Result<Vec<(f64, f64)>, TraceError> {
     let utc = TimeZoneSpec::Utc.time_zone();
-    let mut table = Table::open(path, b',', true, Header::Required)?;
     let (Some(time), Some(values)) = (table.find("time"), table.find(column)) else {
         let missing: Vec<&str> = ["time", column]
             .into_iter()
