@@ -205,6 +205,8 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("service_demand_trace_bad_time", NotExpressible), // the curve's contents
         ("service_gpus_and_demand_trace", Expressible), // oneOf
         ("service_named_like_a_workload", NotExpressible),
+        ("service_peak_from_demand_trace", NotExpressible), // the curve's contents
+        ("service_peak_from_weekly_profile", NotExpressible), // a product over the horizon
         ("service_replica_larger_than_a_node", NotExpressible),
         ("service_reserve_on_spot", NotExpressible),
         ("service_with_no_pool", NotExpressible),

@@ -427,6 +427,14 @@ const BAD_FILES: &[Bad] = &[
         "service_named_like_a_workload",
         "`train` is also a workload's name",
     ),
+    bad(
+        "service_peak_from_weekly_profile",
+        "line 16: `service.chat` peaks at about 4.0e15 GPUs of demand (gpus x the highest daily_profile and weekly_profile multipliers",
+    ),
+    bad(
+        "service_peak_from_demand_trace",
+        "line 16: `service.chat` peaks at about 5.0e5 GPUs of demand (the demand_trace's highest step, with growth_per_month = 0 over 1 months)",
+    ),
     // Prices and money over time.
     bad(
         "price_change_and_schedule",
@@ -2024,5 +2032,34 @@ fn a_trace_that_is_a_fifo_or_a_device_is_refused_without_waiting() {
             );
             assert!(!out.exists(), "{what}: left a folder");
         }
+    }
+}
+
+#[test]
+fn keys_nested_past_the_reader_and_huge_lines_get_a_line_and_a_short_echo() {
+    let dir = temp_dir("toml-deep");
+    let scenario = std::fs::read_to_string(SMALL).unwrap();
+    let lines_before = scenario.lines().count();
+    let deep = "a.".repeat(100_000);
+    let cases = [
+        ("dotted", format!("{scenario}{deep}b = 1\n")),
+        ("header", format!("{scenario}[{deep}b]\nc = 1\n")),
+        (
+            "array",
+            format!(
+                "{scenario}x = {}{}\n",
+                "[".repeat(100_000),
+                "]".repeat(100_000)
+            ),
+        ),
+    ];
+    for (name, text) in cases {
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let output = fleetsim(&["validate", path.to_str().unwrap()]);
+        let line = format!("line {}", lines_before + 1);
+        assert_refused(&output, 1, &line, name);
+        let longest = stderr(&output).lines().map(str::len).max().unwrap();
+        assert!(longest < 400, "{name}: a line of {longest} bytes echoed");
     }
 }

@@ -31,6 +31,11 @@ pub const REPLICA_BASE: u32 = 1 << 31;
 /// The node slot of the GPUs a pool holds for services.
 pub const HOLD_SLOT: u32 = u32::MAX;
 
+/// The most GPUs the autoscaler asks for one service: ten times the highest peak a scenario
+/// may give (`SERVICE_GPUS_MAX`), so only a spike of the hourly variation reaches it, and the
+/// demand above it is counted as unserved instead of placing millions of replicas.
+const TARGET_GPUS_MAX: f64 = 1e6;
+
 /// What a node slot holds.
 pub(super) enum Holder {
     Job(u32),
@@ -62,6 +67,8 @@ pub(super) struct Replica {
     /// Busy from here (its node ready).
     busy_from_h: f64,
     serving: bool,
+    /// Where its service's `replicas` list holds it: a removal needs no search.
+    listed_at: u32,
 }
 
 /// Figures of one service in one replication, as it runs.
@@ -174,7 +181,9 @@ impl<'c> FleetSim<'c> {
         self.count_service(si, now_h);
         let state = &mut self.services[si];
         let (demand, _) = state.curve.piece(now_h);
-        let target = (demand * (1.0 + state.service.headroom)).max(state.service.min_gpus);
+        let target = (demand * (1.0 + state.service.headroom))
+            .max(state.service.min_gpus)
+            .min(TARGET_GPUS_MAX);
         while state.recent.back().is_some_and(|(_, t)| *t <= target) {
             state.recent.pop_back();
         }
@@ -299,6 +308,7 @@ impl<'c> FleetSim<'c> {
                     placed_h: 0.0,
                     busy_from_h: 0.0,
                     serving: false,
+                    listed_at: 0,
                 });
                 let id = self.replicas.len() as u32 - 1;
                 assert!(id < HOLD_SLOT - REPLICA_BASE, "replica slots run out");
@@ -316,6 +326,7 @@ impl<'c> FleetSim<'c> {
         } else {
             ready_h.max(now_h + scale_up_h)
         };
+        let listed_at = self.services[si].replicas.len() as u32;
         let replica = &mut self.replicas[id as usize];
         *replica = Replica {
             in_use: true,
@@ -328,6 +339,7 @@ impl<'c> FleetSim<'c> {
             placed_h: now_h,
             busy_from_h,
             serving: serves_h <= now_h,
+            listed_at,
         };
         let life = replica.life;
         let state = &mut self.services[si];
@@ -391,12 +403,13 @@ impl<'c> FleetSim<'c> {
         if replica.serving {
             state.serving -= replica.capacity;
         }
-        let position = state
-            .replicas
-            .iter()
-            .position(|r| *r == id)
-            .expect("a placed replica is listed");
+        let position = replica.listed_at as usize;
+        debug_assert_eq!(state.replicas[position], id, "a placed replica is listed");
         state.replicas.swap_remove(position);
+        if let Some(&moved) = state.replicas.get(position) {
+            self.replicas[moved as usize].listed_at = position as u32;
+        }
+        let state = &mut self.services[si];
         if lost {
             state.replan = true;
             self.services_dirty = true;

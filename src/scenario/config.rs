@@ -222,6 +222,22 @@ pub struct Demand {
     pub trace: Option<std::sync::Arc<DemandTrace>>,
 }
 
+impl Demand {
+    /// The highest demand of its curve over `horizon_months`, before the hourly variation:
+    /// the highest step of the trace, or `gpus` times the highest daily and weekly multipliers,
+    /// times the growth of the month where it is largest (the first or the last).
+    pub fn peak_gpus(&self, horizon_months: u32) -> f64 {
+        let highest = |values: &[f64]| values.iter().copied().fold(0.0, f64::max);
+        let shape = match &self.trace {
+            Some(trace) => highest(&trace.steps.iter().map(|s| s.1).collect::<Vec<_>>()),
+            None => self.gpus * highest(&self.daily) * highest(&self.weekly),
+        };
+        let last_month = horizon_months.saturating_sub(1) as i32;
+        let growth = (1.0 + self.growth_per_month).powi(last_month).max(1.0);
+        shape * growth
+    }
+}
+
 /// A measured demand curve, shifted to start at 0 h.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DemandTrace {

@@ -409,6 +409,9 @@ impl Source {
 /// accepted, a did-you-mean, and the offending line with a caret under it.
 fn explain(error: &toml::de::Error, text: &str, lines: &Lines) -> String {
     let Some(span) = error.span() else {
+        if error.message().contains("recursion limit") {
+            return too_deep(text);
+        }
         return plain_message(error.message(), None, "");
     };
     let (line, column) = Lines::position_of_offset(text, span.start);
@@ -446,6 +449,10 @@ fn plain_message(message: &str, field: Option<&str>, written: &str) -> String {
         Some(field) => format!("`{field}` {text}"),
         None => text.to_string(),
     };
+    if message.starts_with("cannot recurse further") {
+        return "arrays or inline tables nest too deeply: a scenario nests a few levels at most"
+            .to_string();
+    }
     if let Some(rest) = message.strip_prefix("unknown field `") {
         let (word, accepted) = rest.split_once('`').unwrap_or((rest, ""));
         let candidates: Vec<&str> = accepted.split('`').skip(1).step_by(2).collect();
@@ -535,17 +542,87 @@ fn expected_in_words(expected: &str, field: Option<&str>) -> String {
 /// The line the error is on, with a caret under what it points at.
 fn snippet(text: &str, line: usize, column: usize, written: &str) -> String {
     let source = text.lines().nth(line - 1).unwrap_or_default();
+    let (shown, column) = window(source, column);
     let gutter = " ".repeat(line.to_string().len());
     let width = written
         .lines()
         .next()
         .map_or(1, |first| first.chars().count().max(1));
-    let available = source.chars().count().saturating_sub(column - 1).max(1);
+    let available = shown.chars().count().saturating_sub(column - 1).max(1);
     format!(
-        "  {gutter} |\n  {line} | {source}\n  {gutter} | {}{}",
+        "  {gutter} |\n  {line} | {shown}\n  {gutter} | {}{}",
         " ".repeat(column - 1),
         "^".repeat(width.min(available))
     )
+}
+
+/// Characters of the offending line an error shows, at most: a generated file's line can be
+/// megabytes long, and the terminal needs only the part around the column.
+const SNIPPET_CHARS_MAX: usize = 100;
+
+/// Characters shown before the column of a line that is cut.
+const SNIPPET_LEAD_CHARS: usize = 30;
+
+/// The part of `source` shown around `column` (1-based, in characters), with `…` where it is
+/// cut, and the column within that part.
+fn window(source: &str, column: usize) -> (String, usize) {
+    let chars = source.chars().count();
+    if chars <= SNIPPET_CHARS_MAX {
+        return (source.to_string(), column);
+    }
+    let skip = (column - 1).saturating_sub(SNIPPET_LEAD_CHARS);
+    let mut shown: String = source.chars().skip(skip).take(SNIPPET_CHARS_MAX).collect();
+    if skip + SNIPPET_CHARS_MAX < chars {
+        shown.push('…');
+    }
+    if skip == 0 {
+        return (shown, column);
+    }
+    (format!("…{shown}"), column - skip + 1)
+}
+
+/// The message of a file whose keys nest deeper than the TOML reader goes (`a.a.a…b = 1` or
+/// `[a.a.a…b]`): the reader gives no position, so the line is the one with the deepest key.
+fn too_deep(text: &str) -> String {
+    let deepest = text
+        .lines()
+        .enumerate()
+        .map(|(index, line)| (key_depth(line), std::cmp::Reverse(index)))
+        .max();
+    let reason = "the keys nest too deeply: a scenario nests a few levels at most";
+    match deepest {
+        Some((depth, std::cmp::Reverse(index))) if depth > 1 => format!(
+            "line {}: {reason} (this key has {depth} levels)\n{}",
+            index + 1,
+            snippet(text, index + 1, 1, "")
+        ),
+        _ => reason.to_string(),
+    }
+}
+
+/// Levels of the key a TOML line defines (`a.b = 1` and `[a.b]` have 2), counting dots outside
+/// quotes; 0 for a line that defines no key.
+fn key_depth(line: &str) -> usize {
+    let line = line.trim_start();
+    let key = if let Some(header) = line.strip_prefix('[') {
+        header.trim_start_matches('[')
+    } else if line.contains('=') && !line.starts_with('#') {
+        line
+    } else {
+        return 0;
+    };
+    let mut quote = None;
+    let mut depth = 1;
+    for c in key.chars() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '.') => depth += 1,
+            (None, ']' | '=') => break,
+            _ => {}
+        }
+    }
+    depth
 }
 
 /// Characters of a description taken from a file's comments, at most.
@@ -591,6 +668,30 @@ mod tests {
             default_name: "test".into(),
             traces: TraceCache::default(),
         }
+    }
+
+    #[test]
+    fn a_long_line_is_shown_around_its_column_with_the_caret_on_it() {
+        let short = "price = x";
+        assert_eq!(window(short, 9), (short.to_string(), 9));
+        let long = format!("{}X{}", "a".repeat(500), "b".repeat(500));
+        let (shown, column) = window(&long, 501);
+        assert_eq!(shown.chars().count(), 1 + SNIPPET_CHARS_MAX + 1);
+        assert!(shown.starts_with('…') && shown.ends_with('…'));
+        assert_eq!(shown.chars().nth(column - 1), Some('X'));
+        let (start, column) = window(&long, 3);
+        assert_eq!((start.chars().next(), column), (Some('a'), 3));
+    }
+
+    #[test]
+    fn the_deepest_key_is_found_outside_quotes() {
+        assert_eq!(key_depth("a.b.c = 1"), 3);
+        assert_eq!(key_depth("[pool.dgx]"), 2);
+        assert_eq!(key_depth("[[strategy]]"), 1);
+        assert_eq!(key_depth("\"a.b\".c = \"x.y\""), 2);
+        assert_eq!(key_depth("# a.b.c = 1"), 0);
+        let text = "x = 1\na.b.c.d = 2\n[e.f]\n";
+        assert!(too_deep(text).starts_with("line 2: the keys nest too deeply"));
     }
 
     #[test]

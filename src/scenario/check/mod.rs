@@ -14,6 +14,7 @@ mod pools;
 
 pub(crate) use pools::typed_fields;
 mod services;
+pub(crate) use services::peak_problem;
 mod spot;
 mod strategies;
 mod warnings;
@@ -95,6 +96,10 @@ pub const JOBS_PER_UNIT_MAX: f64 = 1e8;
 /// GPUs a workload may keep busy at once: beyond this elastic pools need more memory than a
 /// machine has.
 pub const BUSY_GPUS_MAX: f64 = 1e7;
+/// At most this many GPUs of demand for one service at its peak (12,500 eight-GPU nodes): the
+/// autoscaler's work grows with the replicas it places at each step, and a service of a
+/// million GPUs took minutes per simulated month (found by the fuzz tests).
+pub const SERVICE_GPUS_MAX: f64 = 1e5;
 /// Default of `max_queued_jobs`: about 250 MB of queued jobs per worker thread.
 pub const DEFAULT_QUEUED_JOBS_MAX: u64 = 1_000_000;
 /// Estimated events above which a run is announced as large.
@@ -306,6 +311,7 @@ pub fn check(
     // Refuse runs that could not end or would exhaust memory, before they start.
     let jobs_per_replication =
         estimates::check_size(&mut c, &workloads, header.horizon_months, header.horizon_h);
+    services::check_peaks(&mut c, &services, header.horizon_months);
     c.clean()?;
     warnings::warn_overload(
         &mut c,

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::workloads::{
     GpuChoice, GpuFields, WorkloadContext, daily_profile, gpu_choice, weekly_profile,
 };
-use super::{Checker, GPUS_PER_NODE_MAX};
+use super::{Checker, GPUS_PER_NODE_MAX, SERVICE_GPUS_MAX};
 use crate::names::NameKind;
 use crate::scenario::config::*;
 use crate::scenario::file::*;
@@ -20,10 +20,35 @@ pub const SCALE_UP_H: f64 = 0.1;
 pub const SCALE_DOWN_AFTER_H: f64 = 0.5;
 /// Largest hourly variation accepted: a larger one is surely a typo.
 const NOISE_CV_MAX: f64 = 10.0;
-/// At most this many GPUs of demand (12,500 eight-GPU nodes for one service): the autoscaler's
-/// work grows with the replicas it places at each step, and a service of a million GPUs took
-/// minutes per simulated month (found by the fuzz tests).
-const SERVICE_GPUS_MAX: f64 = 1e5;
+
+/// Refuses a service whose demand peaks above [`SERVICE_GPUS_MAX`] over the horizon: its
+/// `gpus` may be within bounds while its profiles or growth multiply it past any fleet.
+pub(super) fn check_peaks(c: &mut Checker<'_>, services: &[Service], horizon_months: u32) {
+    for service in services {
+        if let Some(problem) = peak_problem(&service.demand, horizon_months) {
+            c.push(&format!("service.{}", service.name), problem);
+        }
+    }
+}
+
+/// What is wrong with a demand whose peak is above [`SERVICE_GPUS_MAX`], if it is.
+pub fn peak_problem(demand: &Demand, horizon_months: u32) -> Option<String> {
+    let peak = demand.peak_gpus(horizon_months);
+    if peak <= SERVICE_GPUS_MAX {
+        return None;
+    }
+    let (shape, check) = match demand.trace {
+        Some(_) => ("the demand_trace's highest step", "the demand_trace"),
+        None => (
+            "gpus x the highest daily_profile and weekly_profile multipliers",
+            "gpus, the profiles",
+        ),
+    };
+    Some(format!(
+        "peaks at about {peak:.1e} GPUs of demand ({shape}, with growth_per_month = {} over {horizon_months} months), more than the {SERVICE_GPUS_MAX:.0e} fleetsim simulates for one service; check {check} and growth_per_month",
+        demand.growth_per_month
+    ))
+}
 
 /// Checks every service (names unique, and distinct from the workloads' names).
 pub(super) fn check_services(

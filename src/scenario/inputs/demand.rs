@@ -44,8 +44,17 @@ pub fn attach(
         };
         let field = format!("service.{}.demand_trace", written.name);
         let path = crate::trace::display_path(&base.join(path_text));
+        let horizon_months = checked.config.horizon_months;
         match read(&path) {
-            Ok(trace) => checked.config.services[i].demand.trace = Some(Arc::new(trace)),
+            Ok(trace) => {
+                let demand = &mut checked.config.services[i].demand;
+                demand.trace = Some(Arc::new(trace));
+                if let Some(problem) = crate::scenario::check::peak_problem(demand, horizon_months)
+                {
+                    let at = format!("service.{}", written.name);
+                    issues.push(super::replay::issue(lines, overridden, &at, problem));
+                }
+            }
             Err(e) => issues.push(super::replay::issue(
                 lines,
                 overridden,
