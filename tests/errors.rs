@@ -2063,3 +2063,46 @@ fn keys_nested_past_the_reader_and_huge_lines_get_a_line_and_a_short_echo() {
         assert!(longest < 400, "{name}: a line of {longest} bytes echoed");
     }
 }
+
+#[test]
+fn a_sweep_csv_cut_at_a_row_end_is_refused_by_plot_and_report() {
+    let dir = temp_dir("sweep-cut");
+    let out = dir.join("sweep");
+    let out_text = out.to_str().unwrap();
+    let sweep = [
+        "sweep",
+        SMALL,
+        "--vary",
+        "pool.dgx.nodes=1,2,3",
+        "--replications",
+        "2",
+        "--out",
+        out_text,
+        "--quiet",
+        "--no-charts",
+    ];
+    assert!(fleetsim(&sweep).status.success());
+    let csv = out.join("sweep.csv");
+    let whole = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = whole.lines().collect();
+    // The header and the first point's rows: a well-formed file of a one-point sweep.
+    let first_point = rows.iter().take_while(|r| !r.starts_with("1,")).count();
+    std::fs::write(&csv, rows[..first_point].join("\n") + "\n").unwrap();
+    for command in ["plot", "report"] {
+        let output = fleetsim(&[command, out_text]);
+        assert_refused(
+            &output,
+            1,
+            "lacks rows of 2 of the 3 points sweep.json lists (001, 002)",
+            command,
+        );
+    }
+    assert!(
+        !out.join("sweep_frontier.png").exists(),
+        "plot drew a chart"
+    );
+    let mut resume = sweep.to_vec();
+    resume.push("--resume");
+    assert!(fleetsim(&resume).status.success());
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), whole);
+}

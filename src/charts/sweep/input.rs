@@ -274,6 +274,7 @@ impl SweepResults {
                 .expect("every strategy was added above");
             stats[row.metric.idx()][strategy][pos] = Some(row.stat);
         }
+        missing_rows(&meta, &stats)?;
         let paths: Vec<String> = meta.parameters.iter().map(|p| p.path.clone()).collect();
         let names = short_names(&paths);
         let mut parameters = Vec::with_capacity(paths.len());
@@ -409,6 +410,38 @@ impl SweepResults {
     pub fn replications(&self) -> String {
         super::super::style::replications(self.meta.replications)
     }
+}
+
+/// Points `sweep.json` lists of which `sweep.csv` lacks a row the charts need (a file cut
+/// short at a row's end reads as a smaller sweep): the error names them, since a chart drawn
+/// without them would silently leave points out.
+fn missing_rows(meta: &SweepMeta, stats: &[Vec<Vec<Option<Stat>>>]) -> Result<(), String> {
+    let lacking: Vec<&str> = meta
+        .points
+        .iter()
+        .enumerate()
+        .filter(|&(pos, _)| {
+            (0..meta.strategies.len()).any(|strategy| {
+                Metric::ALL
+                    .iter()
+                    .any(|m| stats[m.idx()][strategy][pos].is_none())
+            })
+        })
+        .map(|(_, point)| point.id.as_str())
+        .collect();
+    if lacking.is_empty() {
+        return Ok(());
+    }
+    const SHOWN: usize = 5;
+    let listed = lacking[..lacking.len().min(SHOWN)].join(", ");
+    let more = if lacking.len() > SHOWN { ", ..." } else { "" };
+    Err(format!(
+        "lacks rows of {} of the {} points sweep.json lists ({listed}{more}): it is cut short \
+         or from another sweep; write it again with `fleetsim sweep --resume` (or `fleetsim \
+         merge` for a sharded sweep)",
+        lacking.len(),
+        meta.points.len()
+    ))
 }
 
 /// Per strategy, whether each parameter can change its results, from the strategies' pools in
