@@ -229,6 +229,7 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("trace_negative_duration", NotExpressible),
         ("trace_sacct_read_as_csv", NotExpressible),
         ("trace_team_with_escape", NotExpressible),
+        ("trace_team_formula", NotExpressible),
         ("trace_too_short_for_bootstrap", NotExpressible),
         ("trace_unknown_format", Expressible), // enum
         ("trace_unknown_gpu", NotExpressible),

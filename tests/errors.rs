@@ -367,6 +367,10 @@ const BAD_FILES: &[Bad] = &[
         "tests/data/traces/bad/team_with_escape.csv: line 3: the job's team `nlp\\u{1b}[2J` must not contain control characters",
     ),
     bad(
+        "trace_team_formula",
+        "tests/data/traces/bad/team_formula.csv: line 3: the job's team `+NOW()` must not start with `+`: a spreadsheet would read the CSV cell as a formula",
+    ),
+    bad(
         "trace_binary",
         "tests/data/traces/bad/garbage.bin: line 3, column 1: not a text file (a NUL byte)",
     ),
