@@ -86,6 +86,10 @@ pub struct ReplicationRow {
     /// CO2 of the energy the fleet drew (estimated for cloud pools), tonnes.
     #[serde(default = "unknown")]
     pub co2_tonnes: f64,
+    /// Jobs past their deadline whose work alone outlasts `deadline_h` on every pool they may
+    /// use (not counted in `deadline_misses`, which are the late jobs that could have met it).
+    #[serde(default)]
+    pub deadline_infeasible: u64,
 }
 
 /// A value a file written before its column existed does not give.
@@ -143,6 +147,7 @@ pub mod metric {
     pub const TOTAL_COST_NPV: &str = "total_cost_npv";
     pub const BREAK_EVEN_MONTHS_NPV: &str = "break_even_months_npv";
     pub const CO2_TONNES: &str = "co2_tonnes";
+    pub const DEADLINE_INFEASIBLE: &str = "deadline_infeasible";
     pub const COST: &str = "cost";
     pub const GPU_HOURS_DEMANDED: &str = "gpu_hours_demanded";
     pub const GPU_HOURS_SERVED: &str = "gpu_hours_served";
@@ -163,7 +168,7 @@ pub type Metric = (&'static str, fn(&ReplicationRow) -> f64);
 
 impl ReplicationRow {
     /// Every numeric column, in CSV order: the metrics of `summary.csv`.
-    pub const METRICS: [Metric; 38] = [
+    pub const METRICS: [Metric; 39] = [
         (metric::TOTAL_COST, |r| r.total_cost),
         (metric::TOTAL_COST_CASH, |r| r.total_cost_cash),
         (metric::JOBS_ARRIVED, |r| r.jobs_arrived as f64),
@@ -202,6 +207,9 @@ impl ReplicationRow {
         (metric::TOTAL_COST_NPV, |r| r.total_cost_npv),
         (metric::BREAK_EVEN_MONTHS_NPV, |r| r.break_even_months_npv),
         (metric::CO2_TONNES, |r| r.co2_tonnes),
+        (metric::DEADLINE_INFEASIBLE, |r| {
+            r.deadline_infeasible as f64
+        }),
     ];
 }
 
@@ -225,6 +233,8 @@ pub struct GroupRow {
     pub preemptions: u64,
     pub lost_gpu_hours: f64,
     pub deadline_misses: u64,
+    #[serde(default)]
+    pub deadline_infeasible: u64,
     /// Share of the strategy's cost (amortised view): see `idle_cost`.
     pub cost: f64,
 }
@@ -234,7 +244,7 @@ pub type GroupMetric = (&'static str, fn(&GroupRow) -> f64);
 
 impl GroupRow {
     /// The metrics of `workloads.csv` and `teams.csv`, in order.
-    pub const METRICS: [GroupMetric; 16] = [
+    pub const METRICS: [GroupMetric; 17] = [
         (metric::JOBS_ARRIVED, |r| r.jobs_arrived as f64),
         (metric::JOBS_COMPLETED, |r| r.jobs_completed as f64),
         (metric::JOBS_UNSTARTED, |r| r.jobs_unstarted as f64),
@@ -250,6 +260,9 @@ impl GroupRow {
         (metric::PREEMPTIONS, |r| r.preemptions as f64),
         (metric::LOST_GPU_HOURS, |r| r.lost_gpu_hours),
         (metric::DEADLINE_MISSES, |r| r.deadline_misses as f64),
+        (metric::DEADLINE_INFEASIBLE, |r| {
+            r.deadline_infeasible as f64
+        }),
         (metric::COST, |r| r.cost),
     ];
 }

@@ -899,6 +899,10 @@ const WARNINGS: &[(&str, &str)] = &[
         "warning: workload `train`: 4 of the 9 jobs in tests/data/traces/slurm.txt are not replayed: 2 never started, 1 were still running or pending when the trace was taken, 1 asked for no GPU",
     ),
     (
+        "deadline_infeasible",
+        "warning: workload `train`: about 22.3 % of its jobs (69 per replication) take longer than its deadline_h = 3 h even on pool `cloud`, the fastest it may use; they cannot be on time and are counted as infeasible (deadline_infeasible), not late",
+    ),
+    (
         "spot_without_checkpoints",
         "warning: workload `train` has no checkpoint and its jobs take about 2.000 h, but spot pool `spot` loses a node every 0.050 h on average",
     ),

@@ -783,3 +783,66 @@ pools = ["dgx"]
         "failures",
     );
 }
+
+#[test]
+fn late_and_infeasible_jobs_split_where_the_fastest_pool_says() {
+    // Exponential work of mean 1 h on an H100, deadline 1.5 h, unlimited instant clouds (no
+    // job waits). On H100s alone a job is past its deadline exactly when its work exceeds
+    // 1.5 h, and nothing could have saved it: P = e^-1.5, all infeasible, none late. With a
+    // B200 pool (speed 2) listed after the H100 pool, jobs run on the H100s (the first pool)
+    // but work up to 3 h would have fitted on a B200: late = e^-1.5 - e^-3, infeasible = e^-3.
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 12
+replications = 20
+seed = 5
+[gpu_speed]
+H100 = 1.0
+B200 = 2.0
+[[workload]]
+name = "jobs"
+arrivals_per_day = 24
+gpus = 1
+duration_h = {{ dist = "exponential", mean = 1.0 }}
+accepts = ["H100", "B200"]
+deadline_h = 1.5
+{h100}
+[[pool]]
+name = "b200"
+type = "on_demand"
+gpu = "B200"
+gpus_per_node = 1
+price_per_gpu_h = 9
+[[strategy]]
+name = "h100-only"
+pools = ["h100"]
+[[strategy]]
+name = "h100-then-b200"
+pools = ["h100", "b200"]
+"#,
+        h100 = instant_cloud("h100", "on_demand", 4.0, ""),
+    );
+    let config = config(&text);
+    let rows = rows(&config);
+    let share = |strategy: &str, count: fn(&ReplicationRow) -> u64| {
+        estimate_of(&rows, strategy, |r| count(r) as f64 / r.jobs_arrived as f64)
+    };
+    let (e15, e3) = ((-1.5f64).exp(), (-3.0f64).exp());
+    let infeasible = share("h100-only", |r| r.deadline_infeasible);
+    assert_close(&infeasible, e15, 0.05, "infeasible share, H100 only");
+    assert!(
+        rows.iter()
+            .filter(|r| r.strategy == "h100-only")
+            .all(|r| r.deadline_misses == 0)
+    );
+    let late = share("h100-then-b200", |r| r.deadline_misses);
+    assert_close(&late, e15 - e3, 0.05, "late share, B200 listed second");
+    let infeasible = share("h100-then-b200", |r| r.deadline_infeasible);
+    assert_close(
+        &infeasible,
+        e3,
+        0.08,
+        "infeasible share, B200 listed second",
+    );
+}

@@ -22,7 +22,10 @@ pub struct JobCounts {
     pub jobs_completed: u64,
     pub turnaround_sum_h: f64,
     pub burst_jobs: u64,
+    /// Jobs past their deadline that could have met it.
     pub deadline_misses: u64,
+    /// Jobs past their deadline whose work alone outlasts it on every pool they may use.
+    pub deadline_infeasible: u64,
     pub preemptions: u64,
     pub lost_gpu_h: f64,
     pub gpu_hours_busy: f64,
@@ -54,7 +57,20 @@ impl JobCounts {
             preemptions: self.preemptions,
             lost_gpu_hours: self.lost_gpu_h,
             deadline_misses: self.deadline_misses,
+            deadline_infeasible: self.deadline_infeasible,
             cost,
+        }
+    }
+
+    /// A job that ended (or reached the horizon) past its deadline when `missed`: late, or
+    /// infeasible when its work alone could never meet it.
+    pub fn count_miss(&mut self, missed: bool, infeasible: bool) {
+        if missed {
+            if infeasible {
+                self.deadline_infeasible += 1;
+            } else {
+                self.deadline_misses += 1;
+            }
         }
     }
 
@@ -64,6 +80,7 @@ impl JobCounts {
         self.turnaround_sum_h += other.turnaround_sum_h;
         self.burst_jobs += other.burst_jobs;
         self.deadline_misses += other.deadline_misses;
+        self.deadline_infeasible += other.deadline_infeasible;
         self.preemptions += other.preemptions;
         self.lost_gpu_h += other.lost_gpu_h;
         self.gpu_hours_busy += other.gpu_hours_busy;

@@ -63,12 +63,13 @@ impl<'c> FleetSim<'c> {
             if job.counted {
                 let waited_h = horizon_h - job.arrival_h;
                 let deadline = config.workloads[job.workload as usize].deadline_h;
-                let missed = u64::from(deadline.is_some_and(|d| waited_h > d));
+                let missed = deadline.is_some_and(|d| waited_h > d);
+                let infeasible = job.deadline_infeasible;
                 // Not started by the horizon: its wait so far is a lower bound of its wait.
                 let unstarted = job.first_start_h.is_nan();
                 self.accounts
                     .count(job.workload as usize, job.team as usize, |c| {
-                        c.deadline_misses += missed;
+                        c.count_miss(missed, infeasible);
                         if unstarted {
                             c.waits.record_censored(waited_h);
                         }
@@ -160,6 +161,7 @@ impl<'c> FleetSim<'c> {
             burst_jobs: all.burst_jobs,
             failed_requests: self.pools.iter().map(|p| p.counters.failed_requests).sum(),
             deadline_misses: all.deadline_misses,
+            deadline_infeasible: all.deadline_infeasible,
             wait_p50_h: p50_h,
             node_failures: self.totals.node_failures,
             cost_capital: month_sum(|m| m.cost_capital),

@@ -432,6 +432,9 @@ struct Job {
     /// of its ready nodes preempted), it never began.
     run_pending: bool,
     counted: bool,
+    /// Its work alone takes longer than its deadline on every pool it may use: counted as
+    /// `deadline_infeasible`, never as late.
+    deadline_infeasible: bool,
     burst: bool,
     needs_restore: bool,
     preemptions: u32,
@@ -533,6 +536,31 @@ pub struct FleetSim<'c> {
     /// start there.
     home_site: Option<usize>,
     home_pool: Option<usize>,
+    /// Per workload: work above this many hours on its reference GPU type cannot meet its
+    /// `deadline_h` even on the fastest pool of the strategy it may use (infinite: no
+    /// deadline, or no such pool).
+    infeasible_above_ref_h: Vec<f64>,
+}
+
+/// Per workload, the work (hours on its reference GPU type) above which a job cannot meet its
+/// deadline: `deadline_h` over the slowdown of the fastest strategy pool of a GPU type it
+/// accepts.
+fn infeasible_above_ref_h(config: &Config, pools: &[PoolState<'_>]) -> Vec<f64> {
+    config
+        .workloads
+        .iter()
+        .enumerate()
+        .map(|(w, workload)| {
+            let fastest = pools
+                .iter()
+                .filter(|p| workload.accepts_mask & (1u64 << p.facts.gpu) != 0)
+                .map(|p| p.slowdown[w])
+                .fold(f64::INFINITY, f64::min);
+            workload
+                .deadline_h
+                .map_or(f64::INFINITY, |deadline_h| deadline_h / fastest)
+        })
+        .collect()
 }
 
 impl<'c> FleetSim<'c> {
@@ -638,6 +666,7 @@ impl<'c> FleetSim<'c> {
         let has_elastic = pools.iter().any(|p| p.facts.elastic);
         let home_pool = pools.iter().position(|p| p.pool.storage.site.is_some());
         let home_site = home_pool.and_then(|sp| pools[sp].pool.storage.site);
+        let infeasible_above_ref_h = infeasible_above_ref_h(config, &pools);
         Self {
             config,
             strategy,
@@ -682,6 +711,7 @@ impl<'c> FleetSim<'c> {
             charges: None,
             home_site,
             home_pool,
+            infeasible_above_ref_h,
         }
     }
 

@@ -53,6 +53,7 @@ impl<'c> FleetSim<'c> {
                 first_start_h: f64::NAN,
                 run_pending: false,
                 counted: false,
+                deadline_infeasible: false,
                 burst: false,
                 needs_restore: false,
                 preemptions: 0,
@@ -107,6 +108,7 @@ impl<'c> FleetSim<'c> {
         job.first_start_h = f64::NAN;
         job.run_pending = false;
         job.counted = counted;
+        job.deadline_infeasible = duration_h > self.infeasible_above_ref_h[w];
         job.burst = false;
         job.needs_restore = false;
         job.preemptions = 0;

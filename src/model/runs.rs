@@ -173,12 +173,13 @@ impl<'c> FleetSim<'c> {
         if job.counted {
             let turnaround_h = now_h - job.arrival_h;
             let deadline = self.config.workloads[job.workload as usize].deadline_h;
-            let missed = u64::from(deadline.is_some_and(|d| turnaround_h > d));
+            let missed = deadline.is_some_and(|d| turnaround_h > d);
+            let infeasible = job.deadline_infeasible;
             self.accounts
                 .count(job.workload as usize, job.team as usize, |c| {
                     c.jobs_completed += 1;
                     c.turnaround_sum_h += turnaround_h;
-                    c.deadline_misses += missed;
+                    c.count_miss(missed, infeasible);
                 });
             self.months[self.config.calendar.month_of(now_h)].jobs_completed += 1;
         }

@@ -219,7 +219,7 @@ fn warnings_and_notes(results: &Results, services: &[GroupSummaryRow]) -> String
     items.extend(notes_of(&input).into_iter().map(|n| format!("note: {n}")));
     let mut out = String::from("<h2 id=\"warnings\">Warnings and notes</h2>\n");
     if items.is_empty() {
-        out += "<p>None: the scenario raised no warning, and no strategy left work unfinished or starving.</p>\n";
+        out += "<p>None: the scenario raised no warning, and no strategy left work unfinished, starving or past its deadline.</p>\n";
     } else {
         out += &list(&items);
     }
@@ -229,14 +229,15 @@ fn warnings_and_notes(results: &Results, services: &[GroupSummaryRow]) -> String
 /// Workloads' (teams') rows of `workloads.csv` (`teams.csv`): one line per strategy and group.
 fn group_table(results: &Results, rows: &[GroupSummaryRow], what: &str) -> Table {
     let currency = &results.meta.currency;
-    let columns: [(&str, &str, usize); 8] = [
+    let columns: [(&str, &str, usize); 9] = [
         ("jobs arrived", metric::JOBS_ARRIVED, 0),
         ("completed", metric::JOBS_COMPLETED, 0),
         ("unfinished", metric::JOBS_UNFINISHED, 1),
         ("never started", metric::JOBS_UNSTARTED, 1),
         ("p95 wait (h)", metric::WAIT_P95_H, 2),
         ("longest wait (h)", metric::WAIT_MAX_H, 2),
-        ("deadline misses", metric::DEADLINE_MISSES, 1),
+        ("late", metric::DEADLINE_MISSES, 1),
+        ("deadline infeasible", metric::DEADLINE_INFEASIBLE, 1),
         ("cost", "cost", 0),
     ];
     let mut header = vec!["strategy".to_string(), what.to_string()];

@@ -331,6 +331,29 @@ pub enum DurationDist {
 }
 
 impl DurationDist {
+    /// The share of durations longer than `limit_h` (for warnings).
+    pub fn share_above_h(&self, limit_h: f64) -> f64 {
+        use statrs::distribution::{ContinuousCDF, Gamma, LogNormal};
+        let x = limit_h;
+        match self {
+            DurationDist::Fixed { value_h } => f64::from(u8::from(*value_h > x)),
+            DurationDist::Exponential { mean_h } => (-x.max(0.0) / mean_h).exp(),
+            DurationDist::LogNormal { mu, sigma } => {
+                LogNormal::new(*mu, *sigma).map_or(f64::NAN, |d| d.sf(x.max(0.0)))
+            }
+            DurationDist::Gamma { shape, scale_h } => {
+                Gamma::new(*shape, 1.0 / scale_h).map_or(f64::NAN, |d| d.sf(x.max(0.0)))
+            }
+            DurationDist::Weibull { shape, scale_h } => {
+                (-(x.max(0.0) / scale_h).powf(*shape)).exp()
+            }
+            DurationDist::Uniform { min_h, max_h } => {
+                ((max_h - x) / (max_h - min_h)).clamp(0.0, 1.0)
+            }
+            DurationDist::Empirical { points } => 1.0 - empirical_cdf(points, x),
+        }
+    }
+
     /// The mean duration, hours (for load estimates and warnings).
     pub fn mean_h(&self) -> f64 {
         match self {
@@ -353,6 +376,21 @@ impl DurationDist {
             }
         }
     }
+}
+
+/// The CDF of an `Empirical` duration at `x`: the first point is an atom, segments are uniform
+/// between their ends (as it is sampled).
+fn empirical_cdf(points: &[(f64, f64)], x: f64) -> f64 {
+    if x < points[0].0 {
+        return 0.0;
+    }
+    for pair in points.windows(2) {
+        let ((h0, p0), (h1, p1)) = (pair[0], pair[1]);
+        if x < h1 {
+            return p0 + (p1 - p0) * (x - h0) / (h1 - h0);
+        }
+    }
+    1.0
 }
 
 /// Checkpoint/restart settings of a workload.

@@ -137,6 +137,16 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
     if deadlines {
         header.insert(header.len() - 1, "late".to_string());
     }
+    // Jobs that could never be on time are shown apart, so that `late` is what a strategy
+    // could have avoided.
+    let infeasible_of = |s: usize| {
+        let name = &config.strategies[s].name;
+        mean_of(&aggregates.summary, name, metric::DEADLINE_INFEASIBLE)
+    };
+    let infeasible = deadlines && (0..config.strategies.len()).any(|s| infeasible_of(s) > 0.0);
+    if infeasible {
+        header.insert(header.len() - 1, "infeasible".to_string());
+    }
     // With a cost of money: the discounted cash view and its break-even month.
     let discounted = config.discount_rate_per_year != 0.0;
     if discounted {
@@ -157,6 +167,10 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
             if deadlines {
                 let late = mean_of(&aggregates.summary, name, metric::DEADLINE_MISSES);
                 row.insert(row.len() - 1, thousands(late, usize::from(late < 10.0)));
+            }
+            if infeasible {
+                let count = infeasible_of(s);
+                row.insert(row.len() - 1, thousands(count, usize::from(count < 10.0)));
             }
             if discounted {
                 row.push(thousands(
@@ -205,7 +219,15 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
     if deadlines {
         let _ = writeln!(
             out,
-            "late = jobs per replication that finished after their workload's deadline_h, or were still unfinished past it."
+            "late = jobs per replication that finished after their workload's deadline_h, or were still unfinished past it,\n\
+             though their work fits in it on the fastest pool they may use."
+        );
+    }
+    if infeasible {
+        let _ = writeln!(
+            out,
+            "infeasible = jobs per replication past their deadline whose work alone outlasts deadline_h on every pool they may\n\
+             use: no strategy could have run them on time (deadline_infeasible in summary.csv)."
         );
     }
     if discounted {
@@ -314,6 +336,20 @@ pub struct NoteInput<'a> {
 pub fn notes_of(input: &NoteInput<'_>) -> Vec<String> {
     let summary = input.summary;
     let mut out = Vec::new();
+    // Infeasible jobs are the same under every strategy whose pools are equally fast: then
+    // one note says so for all.
+    let infeasible: Vec<f64> = (input.strategies.iter())
+        .map(|name| mean_of(summary, name, metric::DEADLINE_INFEASIBLE))
+        .collect();
+    let same_infeasible = infeasible.len() > 1 && infeasible.iter().all(|n| *n == infeasible[0]);
+    if same_infeasible && infeasible[0] > 0.0 {
+        out.push(format!(
+            "under every strategy {} job(s) per replication{} need longer than their deadline_h \
+             on every pool they may use and cannot be on time (deadline_infeasible)",
+            job_count(infeasible[0]),
+            most_of(input, input.strategies[0], metric::DEADLINE_INFEASIBLE),
+        ));
+    }
     for &name in &input.strategies {
         let arrived = mean_of(summary, name, metric::JOBS_ARRIVED);
         let share = mean_of(summary, name, metric::JOBS_UNFINISHED) / arrived;
@@ -328,6 +364,9 @@ pub fn notes_of(input: &NoteInput<'_>) -> Vec<String> {
                 100.0 * share,
                 100.0 * unstarted,
             ));
+        }
+        if let Some(note) = deadline_note(input, name, !same_infeasible) {
+            out.push(note);
         }
         if let Some(found) = starving(summary, name) {
             out.push(format!(
@@ -377,6 +416,48 @@ fn notes(config: &Config, aggregates: &Aggregates) -> String {
         let _ = writeln!(out, "note: {note}");
     }
     out
+}
+
+/// Work past its deadline under `strategy`: the late jobs (that could have been on time),
+/// with the workload most of them belong to, and (with `infeasible`) those that never could be.
+fn deadline_note(input: &NoteInput<'_>, strategy: &str, infeasible: bool) -> Option<String> {
+    let late = mean_of(input.summary, strategy, metric::DEADLINE_MISSES);
+    let never = mean_of(input.summary, strategy, metric::DEADLINE_INFEASIBLE);
+    let mut parts = Vec::new();
+    if late > 0.0 {
+        parts.push(format!(
+            "{} job(s) per replication{} are late: past a deadline they could have met",
+            job_count(late),
+            most_of(input, strategy, metric::DEADLINE_MISSES)
+        ));
+    }
+    if infeasible && never > 0.0 {
+        parts.push(format!(
+            "{} job(s) per replication{} need longer than their deadline_h on every pool they \
+             may use and cannot be on time (deadline_infeasible)",
+            job_count(never),
+            most_of(input, strategy, metric::DEADLINE_INFEASIBLE)
+        ));
+    }
+    (!parts.is_empty()).then(|| format!("under `{strategy}` {}", parts.join("; ")))
+}
+
+/// " (37 in workload `fine-tuning`)": the workload with the largest mean of `metric` under
+/// `strategy`; empty with one workload.
+fn most_of(input: &NoteInput<'_>, strategy: &str, metric: &str) -> String {
+    if input.workloads.len() < 2 {
+        return String::new();
+    }
+    let of = |w: &str| group_mean(input.workload_rows, strategy, w, metric);
+    input
+        .workloads
+        .iter()
+        .map(|w| (*w, of(w)))
+        .filter(|(_, n)| *n > 0.0)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(String::new(), |(w, n)| {
+            format!(" ({} in workload `{w}`)", job_count(n))
+        })
 }
 
 /// ", most of them in workload `wide` (88 of its 90 jobs)", for the workload with the most jobs

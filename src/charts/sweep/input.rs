@@ -728,6 +728,43 @@ mod tests {
         }
     }
 
+    /// A row of every metric, strategy and point with an undefined mean (as `sweep.csv` has
+    /// where a figure is undefined), for tests to add their figures to.
+    fn every_row_undefined(points: usize) -> Vec<CsvRow> {
+        let mut rows = Vec::new();
+        for point in 0..points {
+            for strategy in ["cloud", "hybrid"] {
+                for metric in Metric::ALL {
+                    rows.push(row(point, strategy, metric, f64::NAN));
+                }
+            }
+        }
+        rows
+    }
+
+    #[test]
+    fn a_sweep_csv_lacking_a_row_of_a_point_is_refused_naming_the_point() {
+        let points = json!([
+            {"index": 0, "id": "000", "parameters": {"a": 1}},
+            {"index": 1, "id": "001", "parameters": {"a": 2}},
+        ]);
+        let parameters = json!([{"path": "a", "values": [1, 2], "log": false}]);
+        let mut rows = every_row_undefined(2);
+        assert!(
+            SweepResults::from_parts(
+                meta("grid", parameters.clone(), points.clone()),
+                rows.clone()
+            )
+            .is_ok()
+        );
+        rows.pop();
+        let error = SweepResults::from_parts(meta("grid", parameters, points), rows).unwrap_err();
+        assert!(
+            error.starts_with("lacks rows of 1 of the 2 points sweep.json lists (001)"),
+            "{error}"
+        );
+    }
+
     #[test]
     fn levels_are_ordered_and_scaled() {
         const A: &str = "pool.spot.preemption.mean_h";
@@ -741,16 +778,14 @@ mod tests {
             {"path": "pool.spot.preemption.mean_h", "values": [1, 10, 100], "log": false},
             {"path": "strategy.hybrid.burst_after_wait_h", "values": [0, 4, "never"], "log": false},
         ]);
-        let results = SweepResults::from_parts(
-            meta("random", parameters, points),
-            vec![
-                row(0, "cloud", Metric::TotalCost, 5.0),
-                row(2, "hybrid", Metric::TotalCost, 3.0),
-                row(2, "hybrid", Metric::JobsArrived, 100.0),
-                row(2, "hybrid", Metric::JobsUnfinished, 2.0),
-            ],
-        )
-        .unwrap();
+        let mut rows = every_row_undefined(3);
+        rows.extend([
+            row(0, "cloud", Metric::TotalCost, 5.0),
+            row(2, "hybrid", Metric::TotalCost, 3.0),
+            row(2, "hybrid", Metric::JobsArrived, 100.0),
+            row(2, "hybrid", Metric::JobsUnfinished, 2.0),
+        ]);
+        let results = SweepResults::from_parts(meta("random", parameters, points), rows).unwrap();
         let [a, q] = &results.parameters[..] else {
             panic!("two parameters")
         };

@@ -8,7 +8,7 @@ use crate::scenario::config::Workload;
 use crate::scenario::file::ScenarioFile;
 
 /// Expected jobs of a workload in one replication (Poisson mean, growth included).
-fn jobs_per_unit(w: &Workload, horizon_months: u32, horizon_h: f64) -> f64 {
+pub(super) fn jobs_per_unit(w: &Workload, horizon_months: u32, horizon_h: f64) -> f64 {
     let growth = w.arrivals.growth_per_month;
     let months_factor: f64 = (0..horizon_months)
         .map(|m| (1.0 + growth).powi(m as i32))

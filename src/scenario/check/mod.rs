@@ -328,6 +328,14 @@ pub fn check(
         &pools,
         &header.calendar,
     );
+    warnings::warn_deadline_infeasible(
+        &mut c,
+        &strategies,
+        &workloads,
+        &pools,
+        &gpus.speed,
+        (header.horizon_months, header.horizon_h),
+    );
     estimates::warn_large_run(
         &mut c,
         jobs_per_replication,

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use super::Checker;
-use super::estimates::busy_gpus;
+use super::estimates::{busy_gpus, jobs_per_unit};
 use crate::calendar::Calendar;
 use crate::scenario::config::{Pool, PoolKind, Strategy, Workload};
 
@@ -111,5 +111,79 @@ pub(super) fn warn_overload(
                 if months > 1 { " by the end of the horizon" } else { "" }
             ));
         }
+    }
+}
+
+/// The share of a workload's jobs that cannot meet their deadline from which validate warns.
+const INFEASIBLE_WARNED: f64 = 0.01;
+
+/// Warns of a workload some of whose jobs cannot meet its deadline on any pool: their work
+/// alone, on the fastest GPU type a strategy gives them, outlasts `deadline_h`. Runs count them
+/// as `deadline_infeasible`, apart from the late jobs a strategy could have avoided.
+pub(super) fn warn_deadline_infeasible(
+    c: &mut Checker<'_>,
+    strategies: &[Strategy],
+    workloads: &[Workload],
+    pools: &[Pool],
+    speed: &[f64],
+    horizon: (u32, f64),
+) {
+    for workload in workloads {
+        let Some(deadline_h) = workload.deadline_h else {
+            continue;
+        };
+        // The most work (hours on the workload's reference type) any strategy fits in it.
+        let fastest = strategies
+            .iter()
+            .flat_map(|s| s.pools.iter().map(move |&p| (s, &pools[p])))
+            .filter(|(_, pool)| workload.accepts_mask & (1 << pool.gpu) != 0)
+            .map(|(strategy, pool)| {
+                let precision = if strategy.mixed_precision {
+                    workload.mixed_precision_speedup
+                } else {
+                    1.0
+                };
+                (speed[pool.gpu] / speed[workload.gpu] * precision, pool)
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        let Some((speedup, pool)) = fastest else {
+            continue;
+        };
+        let limit_ref_h = deadline_h * speedup;
+        let share = match &workload.trace {
+            Some(replay) => {
+                let jobs = replay.trace.jobs.len();
+                let above = (0..jobs as u32)
+                    .filter(|&spec| replay.job(spec).1 > limit_ref_h)
+                    .count();
+                above as f64 / jobs.max(1) as f64
+            }
+            None => workload.duration_h.share_above_h(limit_ref_h),
+        };
+        let per_replication = share * jobs_per_unit(workload, horizon.0, horizon.1);
+        // A long-tailed duration always has some jobs past any deadline: a share below
+        // INFEASIBLE_WARNED is left to the run's table and notes, which count them.
+        if share >= INFEASIBLE_WARNED && per_replication >= 1.0 {
+            c.warnings.push(format!(
+                "workload `{}`: about {} of its jobs ({} per replication) take longer than its \
+                 deadline_h = {deadline_h} h even on pool `{}`, the fastest it may use; they cannot \
+                 be on time and are counted as infeasible (deadline_infeasible), not late; raise \
+                 deadline_h, or give such jobs a faster GPU type",
+                workload.name,
+                share_text(share),
+                crate::format::thousands(per_replication.round(), 0),
+                pool.name,
+            ));
+        }
+    }
+}
+
+/// "4.2 %", or "0.03 %" for a small share.
+fn share_text(share: f64) -> String {
+    let percent = 100.0 * share;
+    if percent >= 1.0 {
+        format!("{percent:.1} %")
+    } else {
+        format!("{percent:.2} %")
     }
 }
