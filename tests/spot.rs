@@ -411,3 +411,149 @@ burst_after_wait_h = 0
     assert!(of(1).all(|u| u.row.jobs_unfinished == 0));
     assert!(of(1).any(|u| pool(u, "spot").jobs_started > 0));
 }
+
+/// One 8-GPU job arriving at 0 h: 10 h of work, due 14 h after arrival, a checkpoint after every
+/// hour that takes no time to write or restore. Spot (1 per GPU-hour, 8 per node-hour, ready at
+/// once) follows `trace` from its start; on-demand costs 3 per GPU-hour (24 per node-hour) and
+/// takes 0.5 h to provision. Both release idle nodes at once and bill by the second. One
+/// strategy per `(name, policy)`, in that order.
+fn worked_scenario(dir: &Path, trace: &str, policies: &[(&str, &str)]) -> Vec<UnitResult> {
+    std::fs::write(dir.join("spot.csv"), trace).unwrap();
+    let mut text = r#"
+start = "2027-01-01"
+horizon_months = 1
+replications = 1
+seed = 1
+[[workload]]
+name = "train"
+arrival_times_h = [0.0]
+gpus = 8
+duration_h = 10
+deadline_h = 14
+checkpoint = { every_h = 1.0, write_h = 0.0, restart_h = 0.0 }
+[[pool]]
+name = "spot"
+type = "spot"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 1.0
+idle_timeout_h = 0
+billing_increment_s = 1
+availability_trace = "spot.csv"
+availability_start_h = 0
+[[pool]]
+name = "od"
+type = "on_demand"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 3.0
+idle_timeout_h = 0
+provisioning_h = 0.5
+billing_increment_s = 1
+"#
+    .to_string();
+    for (name, policy) in policies {
+        text.push_str(&format!(
+            "[[strategy]]\nname = \"{name}\"\npools = [\"spot\", \"od\"]\nburst_after_wait_h = 0\n{policy}\n"
+        ));
+    }
+    let path = dir.join("s.toml");
+    std::fs::write(&path, text).unwrap();
+    run_file(&path)
+}
+
+/// Total cost and end of the one job under strategy `s`.
+fn cost_and_end(units: &[UnitResult], s: usize) -> (f64, f64) {
+    let unit = units.iter().find(|u| u.strategy == s).unwrap();
+    (unit.row.total_cost, unit.jobs[0].end_h)
+}
+
+/// A move is handled 1e-9 h after the checkpoint it waits for, which one-second billing rounds
+/// up to one more second of the on-demand node: 24 / 3600 = 0.0067.
+const ONE_SECOND: f64 = 0.01;
+
+fn assert_near(what: &str, got: f64, want: f64) {
+    assert!((got - want).abs() < ONE_SECOND, "{what}: {got}, by hand {want}");
+}
+
+const PLAIN: (&str, &str) = ("plain", "spot_policy = \"uniform_progress_plain\"");
+const HYSTERESIS: (&str, &str) = ("hysteresis", "spot_policy = \"deadline_aware\"");
+const GREEDY: (&str, &str) = ("greedy", "spot_policy = \"greedy\"");
+
+#[test]
+fn spot_back_while_on_demand_is_provisioning_under_each_deadline_rule() {
+    // Spot is gone for one 15-minute tick, [0, 0.25) h, then stays.
+    let dir = temp_dir("spot-worked-one-tick");
+    let units = worked_scenario(
+        &dir,
+        "time,nodes\n0,0\n900,1\n720000,1\n",
+        &[PLAIN, HYSTERESIS, GREEDY],
+    );
+    // Both rules reckon alike at 0 h: the on-demand run needs 10 h and 0.5 h of provisioning,
+    // so D' = 14 - 0.5 = 13.5 and the job is behind the line C (t - a) / D' from its arrival
+    // (it has done nothing); one spot loss costs one checkpoint interval, 1 h, so spot closes
+    // at 14 - 10.5 - 1 = 2.5 h. Spot refuses the job at 0 h (no capacity).
+    //
+    // Plain: on-demand is open, a node is requested at 0 h, ready at 0.5 h. Spot is back at
+    // 0.25 h, before the run began: the job leaves at once (nothing to lose) and runs on spot
+    // 0.25-10.25 h; the on-demand node is billed until it is ready and released, 0.5 h.
+    // 80 + 12 = 92. (Had the job stayed on on-demand, as it did before runs that had not begun
+    // were re-planned: 10.5 h x 24 = 252.)
+    let (cost, end_h) = cost_and_end(&units, 0);
+    assert_near("plain cost", cost, 8.0 * 10.0 + 24.0 * 0.5);
+    assert_near("plain end", end_h, 10.25);
+    // Hysteresis: the margin is the spot changeover (no provisioning, no restore: 0) and the
+    // way back (0.5 h provisioning + 1 h of lost work) = 1.5 h. At 0.25 h the job has done
+    // nothing: 0.25 + 1.5 > 13.5 x 0. Its run begins at 0.5 h; after its k-th checkpoint
+    // (0.5 + k h) it has done k / 10, and the line (still D' = 13.5) reaches that at
+    // 1.35 k h: it moves once 0.5 + k + 1.5 <= 1.35 k, k >= 5.71, at k = 6 (6.5 h; the safety
+    // net, 14 - 4.5 - 1 = 8.5 h, still allows spot). On-demand 0-6.5 h = 156, spot 6.5-10.5 h
+    // = 32: 188.
+    let (cost, end_h) = cost_and_end(&units, 1);
+    assert_near("hysteresis cost", cost, 24.0 * 6.5 + 8.0 * 4.0);
+    assert_near("hysteresis end", end_h, 10.5);
+    // Greedy: on-demand opens only when spot closes (2.5 h); the job waits and takes spot at
+    // 0.25 h, 0.25-10.25 h: 80.
+    let (cost, end_h) = cost_and_end(&units, 2);
+    assert_near("greedy cost", cost, 80.0);
+    assert_near("greedy end", end_h, 10.25);
+    // The offline optimum: 10 h of work cost at least 10 h of spot, 80, and spot is there from
+    // 0.25 h to well past the deadline, so 80 is reached. No rule does better; greedy, which
+    // never pays for on-demand here, meets it.
+    for s in 0..3 {
+        assert!(cost_and_end(&units, s).0 >= 80.0 - ONE_SECOND);
+    }
+}
+
+#[test]
+fn a_planned_move_to_spot_that_finds_spot_gone_is_planned_again_when_spot_returns() {
+    // Plain: spot down [0, 1) h, up [1, 1.25) h, down [1.25, 3) h, then up. The job runs on
+    // on-demand from 0.5 h (requested at 0 h). At 1 h it plans its move for the checkpoint at
+    // 1.5 h, where spot is gone again: it stays. At 3 h spot is back and it plans again, for
+    // the checkpoint at 3.5 h (3 h done; the safety net, 14 - 7.5 - 1 = 5.5 h, allows spot):
+    // on-demand 0-3.5 h = 84, spot 3.5-10.5 h = 56: 140. (A move that stayed planned after
+    // spot went away kept the job on on-demand to the end: 252.)
+    let dir = temp_dir("spot-worked-blocked-plain");
+    let units = worked_scenario(
+        &dir,
+        "time,nodes\n0,0\n3600,1\n4500,0\n10800,1\n720000,1\n",
+        &[PLAIN],
+    );
+    let (cost, end_h) = cost_and_end(&units, 0);
+    assert_near("plain cost", cost, 24.0 * 3.5 + 8.0 * 7.0);
+    assert_near("plain end", end_h, 10.5);
+    // Hysteresis: spot down [0, 0.25) h, up [0.25, 6.25) h, down [6.25, 7) h, then up. As in
+    // the one-tick case the move is planned for 6.5 h, where spot is gone; at 7 h it is back,
+    // and the next checkpoint, 7.5 h (7 h done), passes the hysteresis (7.5 + 1.5 = 9 <=
+    // 1.35 x 7 = 9.45) and the safety net (14 - 3.5 - 1 = 9.5 h): on-demand 0-7.5 h = 180,
+    // spot 7.5-10.5 h = 24: 204.
+    let dir = temp_dir("spot-worked-blocked-hysteresis");
+    let units = worked_scenario(
+        &dir,
+        "time,nodes\n0,0\n900,1\n22500,0\n25200,1\n720000,1\n",
+        &[HYSTERESIS],
+    );
+    let (cost, end_h) = cost_and_end(&units, 0);
+    assert_near("hysteresis cost", cost, 24.0 * 7.5 + 8.0 * 3.0);
+    assert_near("hysteresis end", end_h, 10.5);
+}
