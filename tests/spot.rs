@@ -557,3 +557,67 @@ fn a_planned_move_to_spot_that_finds_spot_gone_is_planned_again_when_spot_return
     assert_near("hysteresis cost", cost, 24.0 * 7.5 + 8.0 * 3.0);
     assert_near("hysteresis end", end_h, 10.5);
 }
+
+#[test]
+fn when_a_job_returns_to_spot_under_each_policy() {
+    // Spot up [0, 2.5) h, down [2.5, 3.5) h, then up. Every policy starts the job on spot at
+    // 0 h; capacity drops at 2.5 h and preempts it with 2 h saved (the checkpoint at 2 h), 0.5 h
+    // lost: 2.5 h of spot = 20.
+    let dir = temp_dir("spot-worked-return");
+    let units = worked_scenario(
+        &dir,
+        "time,nodes\n0,1\n9000,0\n12600,1\n720000,1\n",
+        &[
+            ("failover", "spot_policy = \"failover\""),
+            (
+                "fallback",
+                "spot_policy = \"fallback_after\"\nspot_fallback_after = 2",
+            ),
+            ("stay", "spot_policy = \"stay\""),
+            PLAIN,
+            HYSTERESIS,
+            GREEDY,
+        ],
+    );
+    // failover: spot refuses it at 2.5 h (no capacity), on-demand is requested then, ready at
+    // 3 h, 3-11 h. Spot is back at 3.5 h, but a job that failed over never returns to spot:
+    // nothing moves a running job. 20 + 8.5 h x 24 = 224.
+    assert_near("failover cost", cost_and_end(&units, 0).0, 20.0 + 24.0 * 8.5);
+    assert_near("failover end", cost_and_end(&units, 0).1, 11.0);
+    // fallback_after = 2: the same, to the second. It would leave spot after a second
+    // preemption, but with a capacity trace the first one sends the job to on-demand for good.
+    assert_eq!(cost_and_end(&units, 1), cost_and_end(&units, 0));
+    // stay: waits for spot and takes it back at 3.5 h, 3.5-11.5 h: 20 + 64 = 84.
+    assert_near("stay cost", cost_and_end(&units, 2).0, 20.0 + 8.0 * 8.0);
+    assert_near("stay end", cost_and_end(&units, 2).1, 11.5);
+    // The deadline rules at 2.5 h, 8 h of work left: D' = 13.5 h, 2 of 10 h done, so the job
+    // falls behind the line at 13.5 x 0.2 = 2.7 h; spot closes at 14 - 8.5 - 1 = 4.5 h.
+    //
+    // Plain: ahead of the line, it waits for spot; at 2.7 h on-demand opens (requested then,
+    // ready 3.2 h). Spot is back at 3.5 h: it moves at its next checkpoint, 4.2 h (3 h done;
+    // spot closes at 14 - 7.5 - 1 = 5.5 h), and runs on spot 4.2-11.2 h.
+    // 20 + 1.5 h x 24 + 7 h x 8 = 112.
+    assert_near("plain cost", cost_and_end(&units, 3).0, 20.0 + 24.0 * 1.5 + 8.0 * 7.0);
+    assert_near("plain end", cost_and_end(&units, 3).1, 11.2);
+    // Hysteresis: after its k-th checkpoint on on-demand (3.2 + k h) it has done (2 + k) / 10,
+    // which the line reaches at 2.7 + 1.35 k h; it moves once 3.2 + k + 1.5 <= 2.7 + 1.35 k,
+    // k >= 5.71: at 9.2 h (spot closes at 14 - 2.5 - 1 = 10.5 h), spot 9.2-11.2 h.
+    // 20 + 6.5 h x 24 + 2 h x 8 = 192.
+    assert_near("hysteresis cost", cost_and_end(&units, 4).0, 20.0 + 24.0 * 6.5 + 16.0);
+    assert_near("hysteresis end", cost_and_end(&units, 4).1, 11.2);
+    // Greedy: on-demand stays closed until 4.5 h; spot is back before, 3.5-11.5 h: 84.
+    assert_near("greedy cost", cost_and_end(&units, 5).0, 20.0 + 8.0 * 8.0);
+    assert_near("greedy end", cost_and_end(&units, 5).1, 11.5);
+
+    // Spot down [2.5, 6) h instead: greedy goes on-demand when spot closes, 4.5 h (ready at
+    // 5 h, 5-13 h), and stays there to the end although spot is back at 6 h:
+    // 20 + 8.5 h x 24 = 224, on time.
+    let dir = temp_dir("spot-worked-return-greedy");
+    let units = worked_scenario(
+        &dir,
+        "time,nodes\n0,1\n9000,0\n21600,1\n720000,1\n",
+        &[GREEDY],
+    );
+    assert_near("greedy cost", cost_and_end(&units, 0).0, 20.0 + 24.0 * 8.5);
+    assert_near("greedy end", cost_and_end(&units, 0).1, 13.0);
+}
