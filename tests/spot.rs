@@ -474,7 +474,10 @@ fn cost_and_end(units: &[UnitResult], s: usize) -> (f64, f64) {
 const ONE_SECOND: f64 = 0.01;
 
 fn assert_near(what: &str, got: f64, want: f64) {
-    assert!((got - want).abs() < ONE_SECOND, "{what}: {got}, by hand {want}");
+    assert!(
+        (got - want).abs() < ONE_SECOND,
+        "{what}: {got}, by hand {want}"
+    );
 }
 
 const PLAIN: (&str, &str) = ("plain", "spot_policy = \"uniform_progress_plain\"");
@@ -583,7 +586,11 @@ fn when_a_job_returns_to_spot_under_each_policy() {
     // failover: spot refuses it at 2.5 h (no capacity), on-demand is requested then, ready at
     // 3 h, 3-11 h. Spot is back at 3.5 h, but a job that failed over never returns to spot:
     // nothing moves a running job. 20 + 8.5 h x 24 = 224.
-    assert_near("failover cost", cost_and_end(&units, 0).0, 20.0 + 24.0 * 8.5);
+    assert_near(
+        "failover cost",
+        cost_and_end(&units, 0).0,
+        20.0 + 24.0 * 8.5,
+    );
     assert_near("failover end", cost_and_end(&units, 0).1, 11.0);
     // fallback_after = 2: the same, to the second. It would leave spot after a second
     // preemption, but with a capacity trace the first one sends the job to on-demand for good.
@@ -598,13 +605,21 @@ fn when_a_job_returns_to_spot_under_each_policy() {
     // ready 3.2 h). Spot is back at 3.5 h: it moves at its next checkpoint, 4.2 h (3 h done;
     // spot closes at 14 - 7.5 - 1 = 5.5 h), and runs on spot 4.2-11.2 h.
     // 20 + 1.5 h x 24 + 7 h x 8 = 112.
-    assert_near("plain cost", cost_and_end(&units, 3).0, 20.0 + 24.0 * 1.5 + 8.0 * 7.0);
+    assert_near(
+        "plain cost",
+        cost_and_end(&units, 3).0,
+        20.0 + 24.0 * 1.5 + 8.0 * 7.0,
+    );
     assert_near("plain end", cost_and_end(&units, 3).1, 11.2);
     // Hysteresis: after its k-th checkpoint on on-demand (3.2 + k h) it has done (2 + k) / 10,
     // which the line reaches at 2.7 + 1.35 k h; it moves once 3.2 + k + 1.5 <= 2.7 + 1.35 k,
     // k >= 5.71: at 9.2 h (spot closes at 14 - 2.5 - 1 = 10.5 h), spot 9.2-11.2 h.
     // 20 + 6.5 h x 24 + 2 h x 8 = 192.
-    assert_near("hysteresis cost", cost_and_end(&units, 4).0, 20.0 + 24.0 * 6.5 + 16.0);
+    assert_near(
+        "hysteresis cost",
+        cost_and_end(&units, 4).0,
+        20.0 + 24.0 * 6.5 + 16.0,
+    );
     assert_near("hysteresis end", cost_and_end(&units, 4).1, 11.2);
     // Greedy: on-demand stays closed until 4.5 h; spot is back before, 3.5-11.5 h: 84.
     assert_near("greedy cost", cost_and_end(&units, 5).0, 20.0 + 8.0 * 8.0);
@@ -731,11 +746,7 @@ fn the_deadline_rules_on_the_studys_availability_statistics() {
     // interval (us-west-2a: 0.8 h against 1 h) every move back to spot tends to lose its work.
     // With checkpoints every 0.2 h the us-west-2a cases turn cheaper than greedy and
     // us-east-1a at 70 h stays dearer (docs/scenario.md, "Spot policies").
-    let expected = [
-        (Even, Dearer),
-        (Cheaper, Cheaper),
-        (Dearer, Dearer),
-    ];
+    let expected = [(Even, Dearer), (Cheaper, Cheaper), (Dearer, Dearer)];
     for ((zone, share, mean_h), (at_52, at_70)) in STUDY_ZONES.into_iter().zip(expected) {
         for (deadline_h, expect) in [(52, at_52), (70, at_70)] {
             let units = study_case(zone, share, mean_h, deadline_h);

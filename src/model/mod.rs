@@ -50,9 +50,7 @@ use crate::records::{
 };
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::NO_SPEC;
-use crate::scenario::{
-    CapacityTrace, Config, Constrained, Placement, Pool, PoolKind, Strategy,
-};
+use crate::scenario::{CapacityTrace, Config, Constrained, Placement, Pool, PoolKind, Strategy};
 use accounts::Accounts;
 use billing::OwnedMonth;
 use free_times::Reservation;
