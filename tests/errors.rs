@@ -478,7 +478,7 @@ const BAD_FILES: &[Bad] = &[
     ),
     bad(
         "deadline_safety_without_policy",
-        "applies to spot_policy = \"deadline_aware\" only",
+        "applies to spot_policy = \"deadline_aware\", \"uniform_progress_plain\" or \"greedy\" only",
     ),
     bad("availability_trace_bad_gap", "has metadata.gap_seconds = 0"),
 ];

@@ -193,11 +193,11 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    /// Capacity came back: jobs it refused may ask again, and deadline-aware jobs on
-    /// on-demand may come back to spot.
+    /// Capacity came back: jobs it refused may ask again, and jobs on on-demand may come back
+    /// to spot under the deadline rules that move back.
     fn capacity_rose(&mut self, sp: usize, sim: &mut Sim<Event>) {
         self.capacity_room(sp, sim.now_h());
-        if self.strategy.spot_policy == SpotPolicy::DeadlineAware {
+        if self.strategy.spot_policy.moves_back_to_spot() {
             self.plan_moves_to_spot(sim);
         }
     }

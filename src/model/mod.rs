@@ -50,9 +50,7 @@ use crate::records::{
 };
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::NO_SPEC;
-use crate::scenario::{
-    CapacityTrace, Config, Constrained, Placement, Pool, PoolKind, SpotPolicy, Strategy,
-};
+use crate::scenario::{CapacityTrace, Config, Constrained, Placement, Pool, PoolKind, Strategy};
 use accounts::Accounts;
 use billing::OwnedMonth;
 use free_times::Reservation;
@@ -260,8 +258,9 @@ pub enum Event {
     CapacityStep {
         pool: u16,
     },
-    /// A deadline-aware job on on-demand completed a checkpoint after spot came back: it may
-    /// move to spot, unless its run changed since.
+    /// A job under a deadline rule on on-demand reached the time its move to spot was planned
+    /// for (a completed checkpoint, or now if its run had not begun): it may move to spot,
+    /// unless its run changed since.
     MoveToSpot {
         job: u32,
         run: u32,
@@ -461,7 +460,7 @@ struct Job {
     storage_from_h: f64,
     /// Spot policies: the spot pool it stays with (`stay`, else `NO_POOL`), the
     /// pools it tries first (`next_zone`, `next_region`), when on-demand opens and spot closes
-    /// to it (`deadline_aware`), and the run whose move to spot is planned.
+    /// to it (the deadline rules), and the run whose move to spot is planned.
     pinned: u16,
     prefer: u64,
     od_from_h: f64,

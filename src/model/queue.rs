@@ -25,7 +25,7 @@ pub struct ClassKey {
     pub burst_ok: bool,
     /// Spot pools are open to it (not past its spot fallback).
     pub spot_ok: bool,
-    /// On-demand pools are open to it (`deadline_aware` may keep them closed a while).
+    /// On-demand pools are open to it (the deadline rules may keep them closed a while).
     pub od_ok: bool,
     /// Bit `sp` set: strategy pool `sp` refused the job and its retry timer still runs (or
     /// the job stays with another spot pool).

@@ -1,19 +1,29 @@
 //! What a job does when spot fails it (`spot_policy`): stay with the pool, try
-//! other zones or regions first, or, for jobs with a deadline, the uniform-progress rule of
-//! the "Can't Be Late" study (Wu et al., NSDI '24).
+//! other zones or regions first, or, for jobs with a deadline, one of the rules of the "Can't
+//! Be Late" study (Wu et al., NSDI '24).
 //!
-//! `deadline_aware`, for a job of work `C` with deadline `D` after its arrival `a`:
-//! - the job should have done at least `C * (t - a) / D'` by time `t`, where
-//!   `D' = D - (on-demand overhead)`: while it waits and is ahead of that line it waits for
-//!   spot; once behind (or once spot closes), on-demand pools open to it too;
-//! - a safety net: spot closes to it once the slack left (`a + D - t` less its on-demand run
-//!   with restore, checkpoints and provisioning) could no longer absorb one more spot loss
-//!   (spot provisioning, one checkpoint interval and write of lost work, and a restore) plus
-//!   `deadline_safety_h`;
-//! - on on-demand, when spot capacity returns and the safety net still allows spot, the job
-//!   moves back at its next completed checkpoint (nothing is lost).
+//! The deadline rules, for a job of work `C` with deadline `D` after its arrival `a`, reckon
+//! with the strategy's first on-demand pool and first spot pool that take its GPU type:
+//! - the line (the study's expected progress, section 5.2.1): the job should have done at
+//!   least `C * (t - a) / D'` by time `t`, where `D' = D - (on-demand overhead)`;
+//! - the safety net (section 3.3): spot closes to the job once the slack left (`a + D - t` less
+//!   its on-demand run with restore, checkpoints and provisioning) could no longer absorb one
+//!   more spot loss (spot provisioning, one checkpoint interval and write of lost work, and a
+//!   restore) plus `deadline_safety_h`; from then on on-demand is open to it;
+//! - `greedy` (section 3.4): a waiting job waits for spot until the safety net closes it, then
+//!   goes on-demand and stays there to the end;
+//! - `uniform_progress_plain` (section 5.2.2, rules 1 and 2): a waiting job takes spot whenever
+//!   spot has room, and on-demand too once it is behind the line; on on-demand, when spot
+//!   capacity returns and the safety net still allows spot, it moves back at its next
+//!   completed checkpoint (nothing is lost), or at once if its run has not begun (its
+//!   on-demand nodes are still being provisioned);
+//! - `deadline_aware` (section 5.2.2 with rule 3, the hysteresis): as the plain rule, but a job
+//!   on on-demand moves back to spot only once its progress is ahead of the line by the two
+//!   changeovers a return to spot risks: its progress at the checkpoint must reach the line at
+//!   `t + d_spot + d_back`, with `d_spot` the spot provisioning and restore, `d_back` the
+//!   on-demand provisioning and restore plus one checkpoint interval and write of work lost.
 //!
-//! It assumes the operator knows each job's remaining work and deadline, and that spot and
+//! They assume the operator knows each job's remaining work and deadline, and that spot and
 //! on-demand run it at the speeds the scenario gives.
 
 use super::*;
@@ -21,6 +31,17 @@ use crate::scenario::SpotPolicy;
 
 /// A migration is handled just after the checkpoint it waits for, so nothing is lost.
 const AFTER_CHECKPOINT_H: f64 = 1e-9;
+
+/// A waiting job's place against its deadline rule, hours.
+#[derive(Debug, Clone, Copy)]
+struct Schedule {
+    /// When the job falls behind the line (with its progress now).
+    behind_h: f64,
+    /// When the safety net closes spot to it.
+    spot_until_h: f64,
+    /// The hysteresis margin: what a return to spot and a loss there cost in time.
+    hysteresis_h: f64,
+}
 
 impl<'c> FleetSim<'c> {
     /// Spot pool `sp` preempted or refused the job: the policy's reaction.
@@ -44,11 +65,15 @@ impl<'c> FleetSim<'c> {
                     .fold(0u64, |mask, (q, _)| mask | (1 << q));
                 self.jobs[slot as usize].prefer = prefer;
             }
-            SpotPolicy::Failover | SpotPolicy::FallbackAfter | SpotPolicy::DeadlineAware => {}
+            SpotPolicy::Failover
+            | SpotPolicy::FallbackAfter
+            | SpotPolicy::DeadlineAware
+            | SpotPolicy::UniformProgressPlain
+            | SpotPolicy::Greedy => {}
         }
     }
 
-    /// The pools `deadline_aware` reckons with for a job: the first on-demand pool and the
+    /// The pools the deadline rules reckon with for a job: the first on-demand pool and the
     /// first spot pool of the strategy that take its GPU type.
     fn deadline_pools(&self, slot: u32) -> Option<(usize, usize)> {
         let job = &self.jobs[slot as usize];
@@ -72,9 +97,10 @@ impl<'c> FleetSim<'c> {
         (plan, provisioning_h)
     }
 
-    /// `(on-demand opens, spot closes)` for a waiting job under `deadline_aware`, hours.
-    fn deadline_times(&self, slot: u32) -> Option<(f64, f64)> {
-        if self.strategy.spot_policy != SpotPolicy::DeadlineAware {
+    /// The job's place against its deadline rule, from its remaining work now (none: no
+    /// deadline rule applies to it).
+    fn deadline_schedule(&self, slot: u32) -> Option<Schedule> {
+        if !self.strategy.spot_policy.is_deadline_rule() {
             return None;
         }
         let job = &self.jobs[slot as usize];
@@ -91,6 +117,7 @@ impl<'c> FleetSim<'c> {
             .checkpoint_of(job.spec)
             .filter(|_| self.strategy.checkpointing)
             .map_or(0.0, |c| c.restart_h);
+        let lost_h = spot_plan.every_h.min(spot_plan.work_h) + spot_plan.write_h;
         let spot_loss_h = spot_provisioning_h
             + spot_plan.restore_h
             + spot_plan.every_h.min(spot_plan.work_h)
@@ -101,8 +128,27 @@ impl<'c> FleetSim<'c> {
         let od_overhead_h = od_need_h - od_plan.work_h;
         let line_h = (deadline_h - od_overhead_h).max(0.0);
         let done = 1.0 - job.remaining_ref_h / job.work_ref_h.max(f64::MIN_POSITIVE);
-        // Once spot closes, on-demand must be open whatever the line says.
-        let od_from_h = (job.arrival_h + line_h * done).min(spot_until_h);
+        // The two changeovers of a move to spot that goes wrong: to spot (provisioning and
+        // restore), and back to on-demand (provisioning, restore and the work lost on spot).
+        let to_spot_h = spot_provisioning_h + restart_h;
+        let back_h = od_provisioning_h + restart_h + lost_h;
+        Some(Schedule {
+            behind_h: job.arrival_h + line_h * done,
+            spot_until_h,
+            hysteresis_h: to_spot_h + back_h,
+        })
+    }
+
+    /// `(on-demand opens, spot closes)` for a waiting job under a deadline rule, hours.
+    fn deadline_times(&self, slot: u32) -> Option<(f64, f64)> {
+        let schedule = self.deadline_schedule(slot)?;
+        let spot_until_h = schedule.spot_until_h;
+        let od_from_h = match self.strategy.spot_policy {
+            // On-demand only once spot has closed, and then to the end.
+            SpotPolicy::Greedy => spot_until_h,
+            // Once spot closes, on-demand must be open whatever the line says.
+            _ => schedule.behind_h.min(spot_until_h),
+        };
         Some((od_from_h, spot_until_h))
     }
 
@@ -116,7 +162,11 @@ impl<'c> FleetSim<'c> {
         job.od_from_h = od_from_h;
         job.spot_until_h = spot_until_h;
         let run = job.run;
-        for at_h in [od_from_h, spot_until_h] {
+        for (i, at_h) in [od_from_h, spot_until_h].into_iter().enumerate() {
+            // Under `greedy` both are one time: one timer does.
+            if i == 1 && at_h == od_from_h {
+                continue;
+            }
             if at_h > now_h && at_h.is_finite() {
                 self.class_timers.push(Reverse((at_h.to_bits(), slot, run)));
                 sim.schedule_at(at_h, Event::Wake);
@@ -124,10 +174,9 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    /// Spot came back: deadline-aware jobs on on-demand move to spot at their next
-    /// checkpoint if the safety net allows.
+    /// Spot came back: jobs on on-demand plan their move to spot, under the rules that move
+    /// back.
     pub(super) fn plan_moves_to_spot(&mut self, sim: &mut Sim<Event>) {
-        let now_h = sim.now_h();
         for slot in 0..self.jobs.len() as u32 {
             let job = &self.jobs[slot as usize];
             if !job.in_use || job.pool == NO_POOL || job.move_run == Some(job.run) {
@@ -137,67 +186,124 @@ impl<'c> FleetSim<'c> {
             if !facts.elastic || facts.spot {
                 continue;
             }
-            let Some(at_h) = self.next_checkpoint_h(slot, now_h) else {
-                continue;
-            };
-            let job = &mut self.jobs[slot as usize];
-            job.move_run = Some(job.run);
-            let run = job.run;
-            sim.schedule_at(at_h, Event::MoveToSpot { job: slot, run });
+            self.plan_move(slot, sim);
         }
     }
 
-    /// When the job's current run completes its next checkpoint (none: no more to come).
-    fn next_checkpoint_h(&self, slot: u32, now_h: f64) -> Option<f64> {
+    /// Plans the job's move from on-demand to spot for the first time after now that its rule
+    /// allows (none: its run ends first).
+    fn plan_move(&mut self, slot: u32, sim: &mut Sim<Event>) {
+        let Some(at_h) = self.first_move_h(slot, sim.now_h()) else {
+            return;
+        };
+        let job = &mut self.jobs[slot as usize];
+        job.move_run = Some(job.run);
+        let run = job.run;
+        sim.schedule_at(at_h, Event::MoveToSpot { job: slot, run });
+    }
+
+    /// When the job could leave its on-demand run for spot without losing work: now if the
+    /// run has not begun (its nodes are still being provisioned), else at a completed
+    /// checkpoint; under `deadline_aware` the first such time at which the hysteresis holds.
+    fn first_move_h(&mut self, slot: u32, now_h: f64) -> Option<f64> {
         let job = &self.jobs[slot as usize];
         self.config.workloads[job.workload as usize].deadline_h?;
-        let plan = job.plan;
+        let (plan, run_start_h) = (job.plan, job.run_start_h);
+        let hysteresis = self.strategy.spot_policy == SpotPolicy::DeadlineAware;
+        if now_h < run_start_h && (!hysteresis || self.hysteresis_holds(slot, now_h, 0.0)) {
+            return Some(now_h);
+        }
         let cycle_h = plan.every_h + plan.write_h;
-        if !cycle_h.is_finite() || now_h < job.run_start_h {
+        if !cycle_h.is_finite() {
             return None;
         }
-        let into_h = now_h - job.run_start_h - plan.restore_h;
-        let done = if into_h < 0.0 {
-            0
+        // The first checkpoint to complete after now.
+        let into_h = now_h - run_start_h - plan.restore_h;
+        let first = if into_h < 0.0 {
+            1
         } else {
-            (into_h / cycle_h).floor() as u64
+            (into_h / cycle_h).floor() as u64 + 1
         };
-        (done < plan.writes()).then(|| {
-            job.run_start_h + plan.restore_h + (done + 1) as f64 * cycle_h + AFTER_CHECKPOINT_H
+        let at = |k: u64| run_start_h + plan.restore_h + k as f64 * cycle_h + AFTER_CHECKPOINT_H;
+        // One check per checkpoint left, the loop's bound.
+        for k in first..=plan.writes() {
+            if !hysteresis || self.hysteresis_holds(slot, at(k), k as f64 * plan.every_h) {
+                return Some(at(k));
+            }
+        }
+        None
+    }
+
+    /// Whether the job, on its current on-demand run, would at `at_h` (having saved
+    /// `saved_work_h` hours of work on this run) be ahead of the line by the hysteresis
+    /// margin: the study's `cp(t) >= ep(t + 2d)`.
+    fn hysteresis_holds(&mut self, slot: u32, at_h: f64, saved_work_h: f64) -> bool {
+        let began = at_h >= self.jobs[slot as usize].run_start_h;
+        self.after_stop(slot, saved_work_h, began, |model| {
+            model
+                .deadline_schedule(slot)
+                .is_some_and(|s| at_h + s.hysteresis_h <= s.behind_h)
         })
     }
 
-    /// A deadline-aware job reached its checkpoint: it leaves on-demand for spot if spot has
-    /// room and the safety net still allows it.
+    /// `look` on the job as it would be if its run stopped having saved `saved_work_h`
+    /// hours of work on its pool (and needing a restore if the run had begun).
+    fn after_stop<T>(
+        &mut self,
+        slot: u32,
+        saved_work_h: f64,
+        began: bool,
+        look: impl FnOnce(&Self) -> T,
+    ) -> T {
+        let job = &self.jobs[slot as usize];
+        let slowdown = self.pools[job.pool as usize].slowdown[job.workload as usize];
+        let (remaining, needs_restore) = (job.remaining_ref_h, job.needs_restore);
+        let job = &mut self.jobs[slot as usize];
+        job.remaining_ref_h = (remaining - saved_work_h / slowdown).max(0.0);
+        job.needs_restore = needs_restore || began;
+        let seen = look(self);
+        let job = &mut self.jobs[slot as usize];
+        job.remaining_ref_h = remaining;
+        job.needs_restore = needs_restore;
+        seen
+    }
+
+    /// A job on on-demand reached its planned move: it leaves on-demand for spot if spot has
+    /// room and its rule still allows it (the safety net, and under `deadline_aware` the
+    /// hysteresis: if that does not hold yet, the move is planned again for later).
     pub(super) fn move_to_spot(&mut self, slot: u32, run: u32, sim: &mut Sim<Event>) {
         let now_h = sim.now_h();
         let job = &self.jobs[slot as usize];
         if !job.in_use || job.run != run || job.pool == NO_POOL {
             return;
         }
+        // This plan is spent: whatever happens now, a later rise of spot capacity may plan
+        // another move for this run.
+        self.jobs[slot as usize].move_run = None;
         let Some((_, spot)) = self.deadline_pools(slot) else {
             return;
         };
+        let job = &self.jobs[slot as usize];
         let nodes = job.gpus.div_ceil(self.pools[spot].pool.gpus_per_node) as usize;
         if self.capacity_refuses(spot, nodes) || !self.pools[spot].open {
             return;
         }
-        // The remaining work once this run stops at its checkpoint.
-        let outcome = job.plan.interrupted_after(now_h - job.run_start_h);
-        let slowdown = self.pools[job.pool as usize].slowdown[job.workload as usize];
-        let saved_ref_h = outcome.saved_work_h / slowdown;
-        let remaining = self.jobs[slot as usize].remaining_ref_h;
-        self.jobs[slot as usize].remaining_ref_h = (remaining - saved_ref_h).max(0.0);
-        let needs_restore = self.jobs[slot as usize].needs_restore;
-        self.jobs[slot as usize].needs_restore = true;
-        let allowed = self
-            .deadline_times(slot)
-            .is_some_and(|(_, spot_until_h)| now_h < spot_until_h);
-        let job = &mut self.jobs[slot as usize];
-        job.remaining_ref_h = remaining;
-        job.needs_restore = needs_restore;
-        if allowed {
+        // The work saved once this run stops now (at its checkpoint, or before it began).
+        let began = now_h >= job.run_start_h;
+        let saved_h = job
+            .plan
+            .interrupted_after(now_h - job.run_start_h)
+            .saved_work_h;
+        let hysteresis = self.strategy.spot_policy == SpotPolicy::DeadlineAware;
+        let (allowed, ahead) = self.after_stop(slot, saved_h, began, |model| {
+            model.deadline_schedule(slot).map_or((false, false), |s| {
+                (now_h < s.spot_until_h, now_h + s.hysteresis_h <= s.behind_h)
+            })
+        });
+        if allowed && (ahead || !hysteresis) {
             self.interrupt(slot, Cause::Migration, sim);
+        } else if allowed {
+            self.plan_move(slot, sim);
         }
     }
 }

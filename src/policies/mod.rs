@@ -72,10 +72,10 @@ pub struct Candidate<'a> {
     pub preemptions: u32,
     /// The job may ask this pool again from this time (after a refused request), hours.
     pub retry_from_h: f64,
-    /// On-demand pools are open to it (`deadline_aware` may close them while the job is
+    /// On-demand pools are open to it (the deadline rules may close them while the job is
     /// ahead of its schedule).
     pub on_demand_open: bool,
-    /// Spot pools are closed to it (`deadline_aware`: its slack could not absorb a loss).
+    /// Spot pools are closed to it (the deadline rules: its slack could not absorb a loss).
     pub spot_closed: bool,
 }
 

@@ -854,8 +854,33 @@ pub enum SpotPolicy {
     NextRegion,
     /// As `failover`, and leaves spot after `spot_fallback_after` preemptions.
     FallbackAfter,
-    /// Jobs with a deadline follow the uniform-progress rule of the "Can't Be Late" study.
+    /// Jobs with a deadline follow Uniform Progress with its hysteresis rule, as the "Can't Be
+    /// Late" study (Wu et al., NSDI '24, section 5.2.2) publishes it.
     DeadlineAware,
+    /// Uniform Progress without the hysteresis rule (the study's "Uniform Progress (plain)").
+    UniformProgressPlain,
+    /// The study's greedy policy (section 3.4): spot until the slack is gone, then on-demand to
+    /// the end.
+    Greedy,
+}
+
+impl SpotPolicy {
+    /// Jobs with a deadline follow one of the study's deadline rules: on-demand opens to them
+    /// and spot closes at times the rule sets.
+    pub fn is_deadline_rule(self) -> bool {
+        matches!(
+            self,
+            SpotPolicy::DeadlineAware | SpotPolicy::UniformProgressPlain | SpotPolicy::Greedy
+        )
+    }
+
+    /// Jobs on on-demand go back to spot when its capacity returns (greedy never does).
+    pub fn moves_back_to_spot(self) -> bool {
+        matches!(
+            self,
+            SpotPolicy::DeadlineAware | SpotPolicy::UniformProgressPlain
+        )
+    }
 }
 
 /// Queue disciplines.
@@ -888,7 +913,8 @@ pub struct Strategy {
     pub spot_fallback_after: Option<u32>,
     /// What a job does when spot takes its node or refuses it.
     pub spot_policy: SpotPolicy,
-    /// `deadline_aware`: extra slack kept before leaving spot, hours.
+    /// The deadline rules (`deadline_aware`, `uniform_progress_plain`, `greedy`): extra slack
+    /// kept before leaving spot, hours.
     pub deadline_safety_h: f64,
     pub mixed_precision: bool,
     /// Jobs of workloads with a deadline never use spot pools.

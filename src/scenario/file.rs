@@ -774,8 +774,15 @@ pub enum SpotPolicyFile {
     NextRegion,
     /// As failover, and leaves spot for good after `spot_fallback_after` preemptions.
     FallbackAfter,
-    /// Jobs with a deadline follow the uniform-progress rule; others as failover.
+    /// Jobs with a deadline follow Uniform Progress with its hysteresis rule, as the "Can't Be
+    /// Late" study publishes it; others as failover.
     DeadlineAware,
+    /// Jobs with a deadline follow Uniform Progress without the hysteresis rule (the study's
+    /// "Uniform Progress (plain)"); others as failover.
+    UniformProgressPlain,
+    /// Jobs with a deadline use spot until their slack is gone, then on-demand to the end (the
+    /// study's greedy policy); others as failover.
+    Greedy,
 }
 
 /// Queue discipline.
@@ -829,8 +836,8 @@ pub struct StrategyFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "failover"))]
     pub spot_policy: Option<SpotPolicyFile>,
-    /// Deadline safety, hours of extra slack a `deadline_aware` job keeps before leaving spot.
-    /// Default: 0.
+    /// Deadline safety, hours of extra slack a job keeps before leaving spot under
+    /// `deadline_aware`, `uniform_progress_plain` and `greedy`. Default: 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0), extend("default" = 0))]
     pub deadline_safety_h: Option<f64>,

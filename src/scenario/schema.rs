@@ -294,6 +294,9 @@ fn money_rules() -> Vec<Json> {
     ]
 }
 
+/// The spot policies that follow a deadline rule, as the file writes them.
+const DEADLINE_RULES: [&str; 3] = ["deadline_aware", "uniform_progress_plain", "greedy"];
+
 /// `[[strategy]]`: the spot policy's fields that go with one policy only, as the checks apply
 /// them.
 fn strategy_rules() -> Vec<Json> {
@@ -309,11 +312,14 @@ fn strategy_rules() -> Vec<Json> {
         }),
         json!({
             "if": { "required": ["deadline_safety_h"] },
-            "then": { "properties": policy("deadline_aware"), "required": ["spot_policy"] }
+            "then": {
+                "properties": { "spot_policy": { "enum": DEADLINE_RULES } },
+                "required": ["spot_policy"]
+            }
         }),
         json!({ "not": {
             "properties": {
-                "spot_policy": { "const": "deadline_aware" },
+                "spot_policy": { "enum": DEADLINE_RULES },
                 "deadline_jobs_off_spot": { "const": true }
             },
             "required": ["spot_policy", "deadline_jobs_off_spot"]

@@ -125,20 +125,25 @@ pub(super) fn policy(
         (Some(SpotPolicyFile::NextZone), None) => SpotPolicy::NextZone,
         (Some(SpotPolicyFile::NextRegion), None) => SpotPolicy::NextRegion,
         (Some(SpotPolicyFile::DeadlineAware), None) => SpotPolicy::DeadlineAware,
+        (Some(SpotPolicyFile::UniformProgressPlain), None) => SpotPolicy::UniformProgressPlain,
+        (Some(SpotPolicyFile::Greedy), None) => SpotPolicy::Greedy,
     };
     let safety_h = s
         .deadline_safety_h
         .map_or(0.0, |h| c.non_negative(h, &f("deadline_safety_h")));
-    if s.deadline_safety_h.is_some() && policy != SpotPolicy::DeadlineAware {
+    if s.deadline_safety_h.is_some() && !policy.is_deadline_rule() {
         c.push(
             &f("deadline_safety_h"),
-            "applies to spot_policy = \"deadline_aware\" only; set that policy or remove it",
+            "applies to spot_policy = \"deadline_aware\", \"uniform_progress_plain\" or \"greedy\" only; set one of them or remove it",
         );
     }
-    if policy == SpotPolicy::DeadlineAware && s.deadline_jobs_off_spot == Some(true) {
+    if policy.is_deadline_rule() && s.deadline_jobs_off_spot == Some(true) {
+        let name = s.spot_policy.map_or("deadline_aware", policy_name);
         c.push(
             &f("deadline_jobs_off_spot"),
-            "keeps jobs with a deadline off spot, which spot_policy = \"deadline_aware\" is for; remove one of them",
+            format!(
+                "keeps jobs with a deadline off spot, which spot_policy = \"{name}\" is for; remove one of them"
+            ),
         );
     }
     (policy, safety_h)
@@ -153,5 +158,7 @@ pub(super) fn policy_name(policy: SpotPolicyFile) -> &'static str {
         SpotPolicyFile::NextRegion => "next_region",
         SpotPolicyFile::FallbackAfter => "fallback_after",
         SpotPolicyFile::DeadlineAware => "deadline_aware",
+        SpotPolicyFile::UniformProgressPlain => "uniform_progress_plain",
+        SpotPolicyFile::Greedy => "greedy",
     }
 }
