@@ -215,6 +215,8 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("start_out_of_range", Expressible),                 // years 1970-2200
         ("strategy_pool_twice", Expressible),                // uniqueItems
         ("strategy_unknown_pool", NotExpressible),           // a name defined elsewhere
+        ("workload_unknown_pool", NotExpressible),           // a name defined elsewhere
+        ("workload_pools_outside_strategy", NotExpressible), // a rule across tables
         ("strategy_without_pools", Expressible),             // required
         ("syntax_unclosed_header", NotToml),
         ("syntax_unquoted_value", NotToml),

@@ -248,6 +248,14 @@ const BAD_FILES: &[Bad] = &[
         "line 49: `strategy.hybrid.pools` names an unknown pool `spto` (did you mean `spot`?); pools are: dgx, reserved, spot",
     ),
     bad(
+        "workload_unknown_pool",
+        "line 14: `workload.train.pools` names an unknown pool `dgxx` (did you mean `dgx`?); pools are: dgx, reserved, spot",
+    ),
+    bad(
+        "workload_pools_outside_strategy",
+        "line 50: `strategy.hybrid.pools` offer no pool that workload `train` can use (it accepts H100 and names pools reserved;",
+    ),
+    bad(
         "unknown_baseline",
         "line 7: `baseline` names no strategy: `hybird` (did you mean `hybrid`?); strategies are: hybrid, reserved",
     ),

@@ -846,3 +846,80 @@ pools = ["h100", "b200"]
         "infeasible share, B200 listed second",
     );
 }
+
+#[test]
+fn a_workload_kept_to_its_own_pools_queues_as_their_own_m_m_c() {
+    // One strategy, two workloads. `owned` may use only the 8 free on-prem GPUs: it is an
+    // M/M/8 at load 6 whatever the other does, so its mean wait is Erlang C's. `urgent` may use
+    // only the cloud and bursts at once (its own burst_after_wait_h = 0) though the strategy
+    // never bursts: it never waits, and the cloud bills exactly its GPU-hours. With a shared
+    // queue `first_fit` lets each job start on its own pools when they have room.
+    let (servers, lambda_per_h, service_h, price) = (8, 6.0, 1.0, 4.0);
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 12
+warmup_days = 7
+replications = 60
+seed = 17
+[[workload]]
+name = "owned"
+arrivals_per_day = {arrivals_per_day}
+gpus = 1
+duration_h = {{ dist = "exponential", mean = {service_h} }}
+pools = ["cluster"]
+[[workload]]
+name = "urgent"
+arrivals_per_day = 48
+gpus = 1
+duration_h = {{ dist = "exponential", mean = 3.0 }}
+pools = ["cloud"]
+burst_after_wait_h = 0
+{on_prem}
+{cloud}
+[[strategy]]
+name = "split"
+pools = ["cluster", "cloud"]
+burst_after_wait_h = "never"
+queue = "first_fit"
+"#,
+        arrivals_per_day = lambda_per_h * 24.0,
+        on_prem = free_on_prem("cluster", servers),
+        cloud = instant_cloud("cloud", "on_demand", price, ""),
+    );
+    let config = config(&text);
+    let stop = AtomicBool::new(false);
+    let units = runner::run(&config, false, &|| {}, &stop)
+        .expect("runs")
+        .units;
+    let per_workload = |w: usize, metric: fn(&fleetsim::records::GroupRow) -> f64| {
+        let values: Vec<f64> = units.iter().map(|u| metric(&u.workloads[w])).collect();
+        estimate_at(&values, 0.99)
+    };
+    let load = lambda_per_h * service_h;
+    let exact_h = erlang_c(servers, load) * service_h / (f64::from(servers) - load);
+    let wait = per_workload(0, |g| g.wait_mean_h);
+    assert_close(
+        &wait,
+        exact_h,
+        0.06,
+        "M/M/8 mean wait of the owned-only workload",
+    );
+    for unit in &units {
+        let (owned, urgent) = (&unit.workloads[0], &unit.workloads[1]);
+        assert_eq!(owned.burst_jobs, 0, "owned jobs stay on the cluster");
+        assert_eq!(
+            urgent.burst_jobs,
+            urgent.jobs_completed + urgent.jobs_unfinished - urgent.jobs_unstarted
+        );
+        assert_eq!(urgent.wait_max_h, 0.0, "urgent jobs never wait");
+        // Per-second billing of 1-GPU instant nodes: the bill is the price of the busy hours,
+        // to the second a node is rounded up to.
+        let billed_h = unit.row.cost_on_demand / price;
+        let busy_h = unit.row.gpu_hours_busy - owned.gpu_hours_busy;
+        assert!(
+            (billed_h - busy_h).abs() < 1e-3 * busy_h,
+            "{billed_h} vs {busy_h}"
+        );
+    }
+}

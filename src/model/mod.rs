@@ -535,31 +535,43 @@ pub struct FleetSim<'c> {
     /// start there.
     home_site: Option<usize>,
     home_pool: Option<usize>,
+    /// Per workload: the pools its jobs may use and the work that cannot meet its deadline.
+    limits: WorkloadLimits,
+}
+
+/// What each workload's jobs may do under one strategy.
+struct WorkloadLimits {
+    /// Per workload: the strategy pools (bit per pool) its jobs may use, of a GPU type it
+    /// accepts and among its own `pools` when it names some.
+    usable_pools: Vec<u64>,
     /// Per workload: work above this many hours on its reference GPU type cannot meet its
-    /// `deadline_h` even on the fastest pool of the strategy it may use (infinite: no
-    /// deadline, or no such pool).
+    /// `deadline_h` even on the fastest pool it may use (infinite: no deadline, or no pool).
     infeasible_above_ref_h: Vec<f64>,
 }
 
-/// Per workload, the work (hours on its reference GPU type) above which a job cannot meet its
-/// deadline: `deadline_h` over the slowdown of the fastest strategy pool of a GPU type it
-/// accepts.
-fn infeasible_above_ref_h(config: &Config, pools: &[PoolState<'_>]) -> Vec<f64> {
-    config
-        .workloads
-        .iter()
-        .enumerate()
-        .map(|(w, workload)| {
-            let fastest = pools
-                .iter()
-                .filter(|p| workload.accepts_mask & (1u64 << p.facts.gpu) != 0)
-                .map(|p| p.slowdown[w])
-                .fold(f64::INFINITY, f64::min);
-            workload
-                .deadline_h
-                .map_or(f64::INFINITY, |deadline_h| deadline_h / fastest)
-        })
-        .collect()
+impl WorkloadLimits {
+    fn new(config: &Config, strategy: &Strategy, pools: &[PoolState<'_>]) -> Self {
+        let usable_pools: Vec<u64> = (config.workloads.iter())
+            .map(|workload| {
+                (strategy.pools.iter().enumerate())
+                    .filter(|&(_, &p)| workload.may_use(p, config.pools[p].gpu))
+                    .fold(0u64, |mask, (sp, _)| mask | (1 << sp))
+            })
+            .collect();
+        let infeasible_above_ref_h = (config.workloads.iter().enumerate())
+            .map(|(w, workload)| {
+                let fastest = (pools.iter().enumerate())
+                    .filter(|(sp, _)| usable_pools[w] & (1u64 << sp) != 0)
+                    .map(|(_, p)| p.slowdown[w])
+                    .fold(f64::INFINITY, f64::min);
+                (workload.deadline_h).map_or(f64::INFINITY, |deadline_h| deadline_h / fastest)
+            })
+            .collect();
+        Self {
+            usable_pools,
+            infeasible_above_ref_h,
+        }
+    }
 }
 
 impl<'c> FleetSim<'c> {
@@ -665,7 +677,7 @@ impl<'c> FleetSim<'c> {
         let has_elastic = pools.iter().any(|p| p.facts.elastic);
         let home_pool = pools.iter().position(|p| p.pool.storage.site.is_some());
         let home_site = home_pool.and_then(|sp| pools[sp].pool.storage.site);
-        let infeasible_above_ref_h = infeasible_above_ref_h(config, &pools);
+        let limits = WorkloadLimits::new(config, strategy, &pools);
         Self {
             config,
             strategy,
@@ -710,7 +722,7 @@ impl<'c> FleetSim<'c> {
             charges: None,
             home_site,
             home_pool,
-            infeasible_above_ref_h,
+            limits,
         }
     }
 

@@ -108,7 +108,7 @@ impl<'c> FleetSim<'c> {
         job.first_start_h = f64::NAN;
         job.run_pending = false;
         job.counted = counted;
-        job.deadline_infeasible = duration_h > self.infeasible_above_ref_h[w];
+        job.deadline_infeasible = duration_h > self.limits.infeasible_above_ref_h[w];
         job.burst = false;
         job.needs_restore = false;
         job.preemptions = 0;
@@ -183,7 +183,8 @@ impl<'c> FleetSim<'c> {
         let now_h = sim.now_h();
         let job = &mut self.jobs[slot as usize];
         job.queued_h = now_h;
-        job.burst_due = match policies::burst_from_h(self.strategy, now_h) {
+        let workload = &self.config.workloads[job.workload as usize];
+        job.burst_due = match policies::burst_from_h(self.strategy, workload, now_h) {
             // Without elastic pools the flag changes nothing: keep the jobs in one class.
             _ if !self.has_elastic => true,
             Some(from_h) if from_h <= now_h => true,
@@ -261,8 +262,12 @@ impl<'c> FleetSim<'c> {
                 continue;
             }
             job.burst_due = !self.has_elastic
-                || policies::burst_from_h(self.strategy, job.queued_h)
-                    .is_some_and(|from_h| from_h <= now_h);
+                || policies::burst_from_h(
+                    self.strategy,
+                    &self.config.workloads[job.workload as usize],
+                    job.queued_h,
+                )
+                .is_some_and(|from_h| from_h <= now_h);
             self.reclass(slot, now_h);
         }
     }

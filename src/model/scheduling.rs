@@ -199,7 +199,9 @@ impl<'c> FleetSim<'c> {
     /// retry timer, spot fallback).
     pub(super) fn may_try(&self, slot: u32, sp: usize, now_h: f64) -> bool {
         let job = &self.jobs[slot as usize];
-        if job.pinned != NO_POOL && job.pinned as usize != sp {
+        if job.pinned != NO_POOL && job.pinned as usize != sp
+            || self.limits.usable_pools[job.workload as usize] & (1u64 << sp) == 0
+        {
             return false;
         }
         let candidate = Candidate {

@@ -74,16 +74,15 @@ impl<'c> FleetSim<'c> {
     }
 
     /// The pools the deadline rules reckon with for a job: the first on-demand pool and the
-    /// first spot pool of the strategy that take its GPU type.
+    /// first spot pool of the strategy that the job may use.
     fn deadline_pools(&self, slot: u32) -> Option<(usize, usize)> {
-        let job = &self.jobs[slot as usize];
-        let accepts = self.config.workloads[job.workload as usize].accepts_mask;
-        let takes = |p: &PoolState<'_>| accepts & (1u64 << p.facts.gpu) != 0;
-        let on_demand = self
-            .pools
-            .iter()
-            .position(|p| p.facts.elastic && !p.facts.spot && takes(p))?;
-        let spot = self.pools.iter().position(|p| p.facts.spot && takes(p))?;
+        let usable = self.limits.usable_pools[self.jobs[slot as usize].workload as usize];
+        let first = |wanted: fn(&PoolFacts) -> bool| {
+            (self.pools.iter().enumerate())
+                .position(|(sp, p)| usable & (1u64 << sp) != 0 && wanted(&p.facts))
+        };
+        let on_demand = first(|f| f.elastic && !f.spot)?;
+        let spot = first(|f| f.spot)?;
         Some((on_demand, spot))
     }
 

@@ -87,9 +87,10 @@ pub struct PoolFacts {
     pub spot: bool,
 }
 
-/// When an elastic pool becomes eligible for a job queued at `queued_h` (None: never).
-pub fn burst_from_h(strategy: &Strategy, queued_h: f64) -> Option<f64> {
-    strategy.burst_after_wait_h.map(|wait_h| queued_h + wait_h)
+/// When an elastic pool becomes eligible for a job of `workload` queued at `queued_h` (None:
+/// never): the workload's own burst threshold, else the strategy's.
+pub fn burst_from_h(strategy: &Strategy, workload: &Workload, queued_h: f64) -> Option<f64> {
+    (workload.burst_after_wait_h_under(strategy)).map(|wait_h| queued_h + wait_h)
 }
 
 /// Whether the job may try the pool at `now_h`.
@@ -140,6 +141,8 @@ mod tests {
             mixed_precision_speedup: 1.0,
             checkpoint: None,
             deadline_h,
+            pools: None,
+            burst_after_wait_h: None,
             priority: 0,
             team: String::new(),
             team_idx: 0,
@@ -202,12 +205,23 @@ mod tests {
             SPOT,
             12.0
         ));
-        assert_eq!(burst_from_h(&strategy(), 10.0), Some(12.0));
+        assert_eq!(burst_from_h(&strategy(), &w, 10.0), Some(12.0));
         let never = Strategy {
             burst_after_wait_h: None,
             ..strategy()
         };
-        assert_eq!(burst_from_h(&never, 10.0), None);
+        assert_eq!(burst_from_h(&never, &w, 10.0), None);
+        // A workload's own threshold wins over the strategy's, "never" included.
+        let at_once = Workload {
+            burst_after_wait_h: Some(Some(0.0)),
+            ..workload(None)
+        };
+        assert_eq!(burst_from_h(&never, &at_once, 10.0), Some(10.0));
+        let kept_off = Workload {
+            burst_after_wait_h: Some(None),
+            ..workload(None)
+        };
+        assert_eq!(burst_from_h(&strategy(), &kept_off, 10.0), None);
     }
 
     #[test]

@@ -168,6 +168,11 @@ pub struct Workload {
     pub mixed_precision_speedup: f64,
     pub checkpoint: Option<Checkpoint>,
     pub deadline_h: Option<f64>,
+    /// Indices into `Config::pools` of the only pools its jobs may use (`None`: any of the
+    /// strategy's).
+    pub pools: Option<Vec<usize>>,
+    /// Its own burst threshold (`None`: the strategy's; `Some(None)`: never).
+    pub burst_after_wait_h: Option<Option<f64>>,
     pub priority: i64,
     pub team: String,
     /// Index of `team` in `Config::teams`.
@@ -178,6 +183,24 @@ pub struct Workload {
     /// A trace workload's jobs; its `arrivals`, `gpus` and `duration_h` then only
     /// describe the trace for estimates.
     pub trace: Option<Arc<TraceReplay>>,
+}
+
+impl Workload {
+    /// Its jobs' burst threshold under `strategy`, hours (`None`: never).
+    pub fn burst_after_wait_h_under(&self, strategy: &Strategy) -> Option<f64> {
+        self.burst_after_wait_h
+            .unwrap_or(strategy.burst_after_wait_h)
+    }
+
+    /// Whether its jobs may use config pool `pool`: of a GPU type it accepts, and among its
+    /// `pools` when it names some.
+    pub fn may_use(&self, pool: usize, pool_gpu: usize) -> bool {
+        self.accepts_mask & (1u64 << pool_gpu) != 0
+            && self
+                .pools
+                .as_ref()
+                .is_none_or(|pools| pools.contains(&pool))
+    }
 }
 
 /// An inference service: GPU demand that replicas on the strategy's pools must meet now.

@@ -238,6 +238,17 @@ pub struct WorkloadFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("exclusiveMinimum" = 0))]
     pub deadline_h: Option<f64>,
+    /// Pools this workload's jobs may use: of each strategy's pools, only these, still tried in
+    /// the strategy's order (a weekly 64-GPU run that goes straight to the cloud, small jobs
+    /// kept on the owned base). Default: all of the strategy's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub pools: Option<Vec<String>>,
+    /// Burst threshold of this workload's jobs, overriding the strategy's: hours of waiting
+    /// before elastic pools are tried, or "never". Default: the strategy's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "shapes::workload_burst_after_wait_h")]
+    pub burst_after_wait_h: Option<Value>,
     /// Priority: higher runs first under `queue = "priority"`. Default: 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = 0))]

@@ -235,6 +235,17 @@ pub fn burst_after_wait_h(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
+/// A workload's own burst threshold: as the strategy's, without a default (absent, the
+/// strategy's applies).
+pub fn workload_burst_after_wait_h(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "anyOf": [
+            { "type": "number", "minimum": 0 },
+            { "type": "string", "const": "never" }
+        ]
+    })
+}
+
 pub fn priority_aging_h(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "default": 24,

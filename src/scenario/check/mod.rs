@@ -229,6 +229,26 @@ fn number_of(value: &Value) -> Option<f64> {
     }
 }
 
+/// A burst threshold as written: hours (at least 0), or "never" (`None`).
+fn burst_threshold(c: &mut Checker<'_>, value: &Value, field: &str) -> Option<f64> {
+    match value {
+        Value::String(word) if word == "never" => None,
+        value => match number_of(value) {
+            Some(hours) => Some(c.non_negative(hours, field)),
+            None => {
+                c.push(
+                    field,
+                    format!(
+                        "must be hours (at least 0) or \"never\", got {}",
+                        describe(value)
+                    ),
+                );
+                None
+            }
+        },
+    }
+}
+
 fn describe(value: &Value) -> String {
     match value {
         Value::String(s) => format!("\"{s}\""),
@@ -276,6 +296,7 @@ pub fn check(
             offered: &gpus.offered,
             speeds: &file.gpu_speed,
             horizon_h: header.horizon_h,
+            pool_names: &pool_names,
         },
     );
     let workload_names: BTreeSet<&str> = file.workload.iter().map(|w| w.name.as_str()).collect();
@@ -289,6 +310,7 @@ pub fn check(
             offered: &gpus.offered,
             speeds: &file.gpu_speed,
             horizon_h: header.horizon_h,
+            pool_names: &pool_names,
         },
     );
     let strategies = strategies::check_strategies(
@@ -297,6 +319,7 @@ pub fn check(
         &mut resolved.strategy,
         &pool_names,
         &file.pool,
+        &file.workload,
     );
     let baseline = check_baseline(&mut c, file);
     resolved.baseline = file.strategy.get(baseline).map(|s| s.name.clone());

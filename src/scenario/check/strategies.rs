@@ -17,15 +17,22 @@ pub(super) fn check_strategies(
     resolved: &mut [StrategyFile],
     pool_names: &BTreeMap<String, usize>,
     pool_files: &[PoolFile],
+    workload_files: &[WorkloadFile],
 ) -> Vec<Strategy> {
+    // A workload with its own burst threshold in hours still uses a strategy's elastic pools.
+    let a_workload_bursts = workload_files.iter().any(|w| {
+        w.burst_after_wait_h
+            .as_ref()
+            .is_some_and(|v| v.as_str() != Some("never"))
+    });
     let mut strategies = Vec::new();
     let mut strategy_names = BTreeSet::new();
     for (i, (strategy, resolved_strategy)) in files.iter().zip(resolved.iter_mut()).enumerate() {
         let at = format!("strategy.{}", strategy.name);
         let is_new = strategy_names.insert(strategy.name.clone());
         c.table_name("strategy", i, &strategy.name, is_new);
-        if let Some(s) = check_strategy(c, strategy, resolved_strategy, &at, pool_names, pool_files)
-        {
+        let context = (pool_names, pool_files, a_workload_bursts);
+        if let Some(s) = check_strategy(c, strategy, resolved_strategy, &at, context) {
             strategies.push(s);
         }
     }
@@ -37,8 +44,7 @@ fn check_strategy(
     s: &StrategyFile,
     resolved: &mut StrategyFile,
     at: &str,
-    pool_names: &BTreeMap<String, usize>,
-    pool_files: &[PoolFile],
+    (pool_names, pool_files, a_workload_bursts): (&BTreeMap<String, usize>, &[PoolFile], bool),
 ) -> Option<Strategy> {
     let f = |name: &str| format!("{at}.{name}");
     if s.pools.is_empty() {
@@ -66,20 +72,7 @@ fn check_strategy(
     }
     let burst = match &s.burst_after_wait_h {
         None => Some(0.0),
-        Some(Value::String(word)) if word == "never" => None,
-        Some(value) => match number_of(value) {
-            Some(hours) => Some(c.non_negative(hours, &f("burst_after_wait_h"))),
-            None => {
-                c.push(
-                    &f("burst_after_wait_h"),
-                    format!(
-                        "must be hours (at least 0) or \"never\", got {}",
-                        describe(value)
-                    ),
-                );
-                None
-            }
-        },
+        Some(value) => super::burst_threshold(c, value, &f("burst_after_wait_h")),
     };
     let priority_aging_h = hours_or_never(
         c,
@@ -103,7 +96,7 @@ fn check_strategy(
             PoolType::OnDemand | PoolType::Spot
         )
     });
-    if burst.is_none() && uses_elastic {
+    if burst.is_none() && uses_elastic && !a_workload_bursts {
         c.warnings.push(format!(
             "strategy `{}` has burst_after_wait_h = \"never\": its elastic pools are never used; remove them from its pools, or give burst_after_wait_h in hours",
             s.name
@@ -199,12 +192,13 @@ fn check_fit(
     gpu_types: &[String],
 ) {
     let gang = workload.gpus.max_gpus();
+    let bursts = workload.burst_after_wait_h_under(strategy).is_some();
     let usable: Vec<&Pool> = strategy
         .pools
         .iter()
+        .filter(|&&p| workload.may_use(p, pools[p].gpu))
         .map(|p| &pools[*p])
-        .filter(|p| workload.accepts_mask & (1 << p.gpu) != 0)
-        .filter(|p| !p.is_elastic() || strategy.burst_after_wait_h.is_some())
+        .filter(|p| !p.is_elastic() || bursts)
         .collect();
     let field = format!("strategy.{}.pools", strategy.name);
     if usable.is_empty() {
@@ -215,9 +209,13 @@ fn check_fit(
             .map(|(_, g)| g.as_str())
             .collect();
         c.push(&field, format!(
-            "offer no pool that workload `{}` can use (it accepts {}; elastic pools count only if burst_after_wait_h is not \"never\")",
+            "offer no pool that workload `{}` can use (it accepts {}{}; elastic pools count only if burst_after_wait_h is not \"never\")",
             workload.name,
-            accepted.join(", ")
+            accepted.join(", "),
+            workload.pools.as_ref().map_or(String::new(), |named| {
+                let names: Vec<&str> = named.iter().map(|&p| pools[p].name.as_str()).collect();
+                format!(" and names pools {}", names.join(", "))
+            }),
         ));
         return;
     }

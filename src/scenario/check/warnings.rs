@@ -33,9 +33,6 @@ pub(super) fn warn_spot_without_checkpoints(
 ) {
     let mut warned = BTreeSet::new();
     for strategy in strategies {
-        if strategy.burst_after_wait_h.is_none() {
-            continue;
-        }
         for &p in &strategy.pools {
             let pool = &pools[p];
             if !pool.is_spot() {
@@ -44,7 +41,8 @@ pub(super) fn warn_spot_without_checkpoints(
             let mtbf_h = pool.node_mtbf_h(calendar.month_mean_h());
             for workload in workloads {
                 if workload.checkpoint.is_some()
-                    || workload.accepts_mask & (1 << pool.gpu) == 0
+                    || workload.burst_after_wait_h_under(strategy).is_none()
+                    || !workload.may_use(p, pool.gpu)
                     || strategy.deadline_jobs_off_spot && workload.deadline_h.is_some()
                 {
                     continue;
@@ -81,9 +79,11 @@ pub(super) fn warn_overload(
 ) {
     let months = calendar.months() as i32;
     for strategy in strategies {
-        if strategy.burst_after_wait_h.is_some()
-            && strategy.pools.iter().any(|p| pools[*p].is_elastic())
-        {
+        let bursts = strategy.burst_after_wait_h.is_some()
+            || workloads
+                .iter()
+                .any(|w| w.burst_after_wait_h.flatten().is_some());
+        if bursts && strategy.pools.iter().any(|p| pools[*p].is_elastic()) {
             continue;
         }
         // Offered load in reference-GPU terms at the end of the horizon (growth included).
@@ -135,8 +135,9 @@ pub(super) fn warn_deadline_infeasible(
         // The most work (hours on the workload's reference type) any strategy fits in it.
         let fastest = strategies
             .iter()
-            .flat_map(|s| s.pools.iter().map(move |&p| (s, &pools[p])))
-            .filter(|(_, pool)| workload.accepts_mask & (1 << pool.gpu) != 0)
+            .flat_map(|s| s.pools.iter().map(move |&p| (s, p, &pools[p])))
+            .filter(|&(_, p, pool)| workload.may_use(p, pool.gpu))
+            .map(|(s, _, pool)| (s, pool))
             .map(|(strategy, pool)| {
                 let precision = if strategy.mixed_precision {
                     workload.mixed_precision_speedup

@@ -39,6 +39,7 @@ pub(super) struct WorkloadContext<'a> {
     pub(super) offered: &'a BTreeSet<String>,
     pub(super) speeds: &'a BTreeMap<String, f64>,
     pub(super) horizon_h: f64,
+    pub(super) pool_names: &'a BTreeMap<String, usize>,
 }
 
 fn check_workload(
@@ -141,6 +142,11 @@ fn check_workload(
         mixed_precision_speedup: speedup,
         checkpoint,
         deadline_h,
+        pools: w
+            .pools
+            .as_ref()
+            .map(|named| pools_named(c, named, &f("pools"), context)),
+        burst_after_wait_h: burst_after_wait_h(c, w, resolved, &f("burst_after_wait_h")),
         priority: w.priority.unwrap_or(0),
         team,
         // Set once every workload is known (see `team_indices`).
@@ -153,6 +159,51 @@ fn check_workload(
             .map_or(0.0, |g| c.non_negative(g, &f("dataset_gb"))),
         trace: None, // Set by `inputs::replay::attach`.
     })
+}
+
+/// The pools a workload names, as indices into the scenario's pools (each known, none twice).
+fn pools_named(
+    c: &mut Checker<'_>,
+    named: &[String],
+    field: &str,
+    context: &WorkloadContext<'_>,
+) -> Vec<usize> {
+    let mut pools = Vec::new();
+    for name in named {
+        match context.pool_names.get(name) {
+            Some(&p) if pools.contains(&p) => {
+                c.push(field, format!("names pool `{name}` twice"));
+            }
+            Some(&p) => pools.push(p),
+            None => c.push(
+                field,
+                format!(
+                    "names an unknown pool `{name}`{}; pools are: {}",
+                    did_you_mean(name, context.pool_names.keys().map(String::as_str)),
+                    context
+                        .pool_names
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+        }
+    }
+    pools
+}
+
+/// A workload's own burst threshold, written back resolved as the strategy's is.
+fn burst_after_wait_h(
+    c: &mut Checker<'_>,
+    w: &WorkloadFile,
+    resolved: &mut WorkloadFile,
+    field: &str,
+) -> Option<Option<f64>> {
+    let value = w.burst_after_wait_h.as_ref()?;
+    let burst = super::burst_threshold(c, value, field);
+    resolved.burst_after_wait_h = Some(burst.map_or(Value::String("never".into()), Value::Float));
+    Some(burst)
 }
 
 /// Team names in order of first appearance (workloads, then services); sets each workload's
