@@ -908,7 +908,7 @@ const WARNINGS: &[(&str, &str)] = &[
     ),
     (
         "deadline_infeasible",
-        "warning: workload `train`: about 22.3 % of its jobs (69 per replication) take longer than its deadline_h = 3 h even on pool `cloud`, the fastest it may use; they cannot be on time and are counted as infeasible (deadline_infeasible), not late",
+        "warning: workload `train`: about 22.3 % of its jobs (69 per replication) take longer than its deadline_h = 3 h on every pool that can hold them, even under strategy `cloud`; they cannot be on time and are counted as infeasible (deadline_infeasible), not late",
     ),
     (
         "spot_without_checkpoints",

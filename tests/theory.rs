@@ -923,3 +923,38 @@ queue = "first_fit"
         );
     }
 }
+
+#[test]
+fn a_job_is_infeasible_only_against_the_pools_it_can_reach() {
+    // 15 h of work on A100s is 7.5 h on H100s (speed 2); the deadline is 10 h. Every job is
+    // past its deadline unless it runs on an H100 (fixed durations: no tail).
+    /// Jobs arrived, late and infeasible under `strategy`, over the replications.
+    fn counts(rows: &[ReplicationRow], strategy: &str) -> (u64, u64, u64) {
+        let of = |metric: fn(&ReplicationRow) -> u64| -> u64 {
+            rows.iter()
+                .filter(|r| r.strategy == strategy)
+                .map(metric)
+                .sum()
+        };
+        (
+            of(|r| r.jobs_arrived),
+            of(|r| r.deadline_misses),
+            of(|r| r.deadline_infeasible),
+        )
+    }
+    let load = |file: &str| rows(&config(&std::fs::read_to_string(file).unwrap()));
+    let reach_rows = load("tests/data/deadline_reach.toml");
+    let reach = |strategy: &str| counts(&reach_rows, strategy);
+    // H100 spot kept off for deadline jobs, or H100 on-demand never burst to: only the A100s.
+    for strategy in ["offspot", "neverburst"] {
+        let (arrived, late, infeasible) = reach(strategy);
+        assert_eq!((late, infeasible), (0, arrived), "{strategy}");
+    }
+    // H100s within reach, but the strategy keeps the jobs on its A100s first: late.
+    let (arrived, late, infeasible) = reach("wl-never");
+    assert_eq!(infeasible, 0);
+    assert!(late + 1 >= arrived, "{late} of {arrived}");
+    // 64-GPU gangs and a 32-GPU H100 pool: they fit only the A100 cloud.
+    let (arrived, late, infeasible) = counts(&load("tests/data/deadline_reach_gangs.toml"), "s");
+    assert_eq!((late, infeasible), (0, arrived));
+}

@@ -535,7 +535,7 @@ pub struct FleetSim<'c> {
     /// start there.
     home_site: Option<usize>,
     home_pool: Option<usize>,
-    /// Per workload: the pools its jobs may use and the work that cannot meet its deadline.
+    /// Per workload: the pools its jobs may use.
     limits: WorkloadLimits,
 }
 
@@ -544,13 +544,14 @@ struct WorkloadLimits {
     /// Per workload: the strategy pools (bit per pool) its jobs may use, of a GPU type it
     /// accepts and among its own `pools` when it names some.
     usable_pools: Vec<u64>,
-    /// Per workload: work above this many hours on its reference GPU type cannot meet its
-    /// `deadline_h` even on the fastest pool it may use (infinite: no deadline, or no pool).
-    infeasible_above_ref_h: Vec<f64>,
+    /// Per workload with a deadline: the pools it can reach, fastest first (see
+    /// [`crate::scenario::Workload::reachable_speedups`]), against which a job is
+    /// `deadline_infeasible`.
+    reach: Vec<Vec<(u64, f64)>>,
 }
 
 impl WorkloadLimits {
-    fn new(config: &Config, strategy: &Strategy, pools: &[PoolState<'_>]) -> Self {
+    fn new(config: &Config, strategy: &Strategy) -> Self {
         let usable_pools: Vec<u64> = (config.workloads.iter())
             .map(|workload| {
                 (strategy.pools.iter().enumerate())
@@ -558,19 +559,30 @@ impl WorkloadLimits {
                     .fold(0u64, |mask, (sp, _)| mask | (1 << sp))
             })
             .collect();
-        let infeasible_above_ref_h = (config.workloads.iter().enumerate())
-            .map(|(w, workload)| {
-                let fastest = (pools.iter().enumerate())
-                    .filter(|(sp, _)| usable_pools[w] & (1u64 << sp) != 0)
-                    .map(|(_, p)| p.slowdown[w])
-                    .fold(f64::INFINITY, f64::min);
-                (workload.deadline_h).map_or(f64::INFINITY, |deadline_h| deadline_h / fastest)
+        let reach = (config.workloads.iter())
+            .map(|w| match w.deadline_h {
+                Some(_) => w.reachable_speedups(strategy, &config.pools, &config.gpu_speed),
+                None => Vec::new(),
             })
             .collect();
         Self {
             usable_pools,
-            infeasible_above_ref_h,
+            reach,
         }
+    }
+
+    /// Whether a job of workload `w` can never meet its deadline (see
+    /// [`crate::scenario::beyond_deadline`]).
+    fn deadline_infeasible(
+        &self,
+        w: usize,
+        workload: &crate::scenario::Workload,
+        gpus: u32,
+        work_ref_h: f64,
+    ) -> bool {
+        (workload.deadline_h).is_some_and(|deadline_h| {
+            crate::scenario::beyond_deadline(&self.reach[w], gpus, work_ref_h, deadline_h)
+        })
     }
 }
 
@@ -677,7 +689,7 @@ impl<'c> FleetSim<'c> {
         let has_elastic = pools.iter().any(|p| p.facts.elastic);
         let home_pool = pools.iter().position(|p| p.pool.storage.site.is_some());
         let home_site = home_pool.and_then(|sp| pools[sp].pool.storage.site);
-        let limits = WorkloadLimits::new(config, strategy, &pools);
+        let limits = WorkloadLimits::new(config, strategy);
         Self {
             config,
             strategy,

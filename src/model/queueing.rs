@@ -108,7 +108,9 @@ impl<'c> FleetSim<'c> {
         job.first_start_h = f64::NAN;
         job.run_pending = false;
         job.counted = counted;
-        job.deadline_infeasible = duration_h > self.limits.infeasible_above_ref_h[w];
+        job.deadline_infeasible = self
+            .limits
+            .deadline_infeasible(w, workload, gpus, duration_h);
         job.burst = false;
         job.needs_restore = false;
         job.preemptions = 0;

@@ -192,6 +192,70 @@ impl Workload {
             .unwrap_or(strategy.burst_after_wait_h)
     }
 
+    /// Whether a job of it can run on config pool `p` under `strategy` from its arrival: a pool
+    /// it may use, elastic only when it bursts, spot unless its deadline keeps it off spot.
+    pub fn may_reach(&self, strategy: &Strategy, p: usize, pool: &Pool) -> bool {
+        self.may_use(p, pool.gpu)
+            && (!pool.is_elastic() || self.burst_after_wait_h_under(strategy).is_some())
+            && !(pool.is_spot() && strategy.deadline_jobs_off_spot && self.deadline_h.is_some())
+    }
+
+    /// The largest speed-up over its reference GPU type (hours of work done per hour) that a
+    /// job of `gpus` GPUs can have under `strategy`: on the pools it may reach that can hold it
+    /// (`None`: none can).
+    pub fn fastest_speedup(
+        &self,
+        gpus: u32,
+        strategy: &Strategy,
+        pools: &[Pool],
+        speed: &[f64],
+    ) -> Option<f64> {
+        (self.reachable_speedups(strategy, pools, speed).into_iter())
+            .filter(|&(capacity_gpus, _)| capacity_gpus >= u64::from(gpus))
+            .map(|(_, speedup)| speedup)
+            .max_by(f64::total_cmp)
+    }
+
+    /// `(GPUs it can hold, speed-up over the reference type)` of each pool of `strategy` a job
+    /// of it may reach (`u64::MAX` GPUs: no bound), fastest first.
+    pub fn reachable_speedups(
+        &self,
+        strategy: &Strategy,
+        pools: &[Pool],
+        speed: &[f64],
+    ) -> Vec<(u64, f64)> {
+        let precision = if strategy.mixed_precision {
+            self.mixed_precision_speedup
+        } else {
+            1.0
+        };
+        let mut reach: Vec<(u64, f64)> = (strategy.pools.iter())
+            .map(|&p| (p, &pools[p]))
+            .filter(|&(p, pool)| self.may_reach(strategy, p, pool))
+            .map(|(_, pool)| {
+                let capacity_gpus = pool.capacity_gpus().unwrap_or(u64::MAX);
+                (capacity_gpus, speed[pool.gpu] / speed[self.gpu] * precision)
+            })
+            .collect();
+        reach.sort_by(|a, b| b.1.total_cmp(&a.1));
+        reach
+    }
+
+    /// Whether a job of `gpus` GPUs and `work_ref_h` hours of work on the reference type cannot
+    /// meet the deadline under `strategy` even on the fastest pool that can hold it.
+    pub fn deadline_infeasible(
+        &self,
+        gpus: u32,
+        work_ref_h: f64,
+        strategy: &Strategy,
+        pools: &[Pool],
+        speed: &[f64],
+    ) -> bool {
+        let reach = || self.reachable_speedups(strategy, pools, speed);
+        self.deadline_h
+            .is_some_and(|deadline_h| beyond_deadline(&reach(), gpus, work_ref_h, deadline_h))
+    }
+
     /// Whether its jobs may use config pool `pool`: of a GPU type it accepts, and among its
     /// `pools` when it names some.
     pub fn may_use(&self, pool: usize, pool_gpu: usize) -> bool {
@@ -201,6 +265,14 @@ impl Workload {
                 .as_ref()
                 .is_none_or(|pools| pools.contains(&pool))
     }
+}
+
+/// Whether `work_ref_h` hours of a `gpus`-GPU job exceed `deadline_h` on the fastest pool of
+/// `reach` (see [`Workload::reachable_speedups`]) that can hold it; false when none can.
+pub fn beyond_deadline(reach: &[(u64, f64)], gpus: u32, work_ref_h: f64, deadline_h: f64) -> bool {
+    (reach.iter())
+        .find(|&&(capacity_gpus, _)| capacity_gpus >= u64::from(gpus))
+        .is_some_and(|&(_, speedup)| work_ref_h > deadline_h * speedup)
 }
 
 /// An inference service: GPU demand that replicas on the strategy's pools must meet now.
@@ -536,6 +608,18 @@ impl Pool {
             PoolKind::Spot(..) => "spot",
         }
     }
+    /// GPUs the pool can hold at once (`None`: an elastic pool without `max_nodes`).
+    pub fn capacity_gpus(&self) -> Option<u64> {
+        let per_node = u64::from(self.gpus_per_node);
+        match &self.kind {
+            PoolKind::OnPrem(o) => Some(u64::from(o.nodes) * per_node),
+            PoolKind::Reserved(r) => Some(u64::from(r.nodes) * per_node),
+            PoolKind::OnDemand(e) | PoolKind::Spot(e, _) => {
+                e.max_nodes.map(|m| u64::from(m) * per_node)
+            }
+        }
+    }
+
     pub fn is_elastic(&self) -> bool {
         matches!(self.kind, PoolKind::OnDemand(_) | PoolKind::Spot(..))
     }

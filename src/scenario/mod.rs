@@ -177,6 +177,8 @@ pub fn load_text_with(
     if !issues.is_empty() {
         return Err(invalid(issues));
     }
+    // With the traces attached: a trace's own jobs against its deadline.
+    check::warn_deadline_infeasible(&checked.config, &mut checked.warnings);
     if checked.resolved.description.is_none() {
         checked.resolved.description = leading_comment(text);
     }

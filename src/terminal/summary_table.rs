@@ -227,7 +227,7 @@ pub fn summary_table(config: &Config, aggregates: &Aggregates) -> String {
         let _ = writeln!(
             out,
             "infeasible = jobs per replication past their deadline whose work alone outlasts deadline_h on every pool they may\n\
-             use: no strategy could have run them on time (deadline_infeasible in summary.csv)."
+             use: this strategy's pools could not have run them on time (deadline_infeasible in summary.csv)."
         );
     }
     if discounted {

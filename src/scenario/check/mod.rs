@@ -15,6 +15,7 @@ mod pools;
 pub(crate) use pools::typed_fields;
 mod services;
 pub(crate) use services::peak_problem;
+pub(crate) use warnings::warn_deadline_infeasible;
 mod spot;
 mod strategies;
 mod warnings;
@@ -350,14 +351,6 @@ pub fn check(
         &workloads,
         &pools,
         &header.calendar,
-    );
-    warnings::warn_deadline_infeasible(
-        &mut c,
-        &strategies,
-        &workloads,
-        &pools,
-        &gpus.speed,
-        (header.horizon_months, header.horizon_h),
     );
     estimates::warn_large_run(
         &mut c,

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use super::Checker;
 use super::estimates::{busy_gpus, jobs_per_unit};
 use crate::calendar::Calendar;
-use crate::scenario::config::{Pool, PoolKind, Strategy, Workload};
+use crate::scenario::config::{Config, Pool, PoolKind, Strategy, Workload};
 
 /// Warns about each pool that no strategy lists.
 pub(super) fn unused_pools(c: &mut Checker<'_>, pools: &[Pool], strategies: &[Strategy]) {
@@ -117,64 +117,67 @@ pub(super) fn warn_overload(
 /// The share of a workload's jobs that cannot meet their deadline from which validate warns.
 const INFEASIBLE_WARNED: f64 = 0.01;
 
-/// Warns of a workload some of whose jobs cannot meet its deadline on any pool: their work
-/// alone, on the fastest GPU type a strategy gives them, outlasts `deadline_h`. Runs count them
-/// as `deadline_infeasible`, apart from the late jobs a strategy could have avoided.
-pub(super) fn warn_deadline_infeasible(
-    c: &mut Checker<'_>,
-    strategies: &[Strategy],
-    workloads: &[Workload],
-    pools: &[Pool],
-    speed: &[f64],
-    horizon: (u32, f64),
-) {
-    for workload in workloads {
+/// Warns of a workload some of whose jobs cannot meet its deadline under any strategy: their
+/// work alone outlasts `deadline_h` on the fastest pool that can hold them. Runs count them as
+/// `deadline_infeasible`, apart from the late jobs a strategy could have avoided. Run on the
+/// config with its traces attached, so a trace's own jobs are counted.
+pub(crate) fn warn_deadline_infeasible(config: &Config, warnings: &mut Vec<String>) {
+    for workload in &config.workloads {
         let Some(deadline_h) = workload.deadline_h else {
             continue;
         };
-        // The most work (hours on the workload's reference type) any strategy fits in it.
-        let fastest = strategies
-            .iter()
-            .flat_map(|s| s.pools.iter().map(move |&p| (s, p, &pools[p])))
-            .filter(|&(_, p, pool)| workload.may_use(p, pool.gpu))
-            .map(|(s, _, pool)| (s, pool))
-            .map(|(strategy, pool)| {
-                let precision = if strategy.mixed_precision {
-                    workload.mixed_precision_speedup
-                } else {
-                    1.0
-                };
-                (speed[pool.gpu] / speed[workload.gpu] * precision, pool)
-            })
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        let Some((speedup, pool)) = fastest else {
+        // The share under the strategy that lets the most jobs be on time.
+        let best = (config.strategies.iter())
+            .map(|strategy| (infeasible_share(config, workload, strategy), strategy))
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        let Some((share, strategy)) = best else {
             continue;
         };
-        let limit_ref_h = deadline_h * speedup;
-        let share = match &workload.trace {
-            Some(replay) => {
-                let jobs = replay.trace.jobs.len();
-                let above = (0..jobs as u32)
-                    .filter(|&spec| replay.job(spec).1 > limit_ref_h)
-                    .count();
-                above as f64 / jobs.max(1) as f64
-            }
-            None => workload.duration_h.share_above_h(limit_ref_h),
-        };
-        let per_replication = share * jobs_per_unit(workload, horizon.0, horizon.1);
+        let per_replication =
+            share * jobs_per_unit(workload, config.horizon_months, config.horizon_h);
         // A long-tailed duration always has some jobs past any deadline: a share below
         // INFEASIBLE_WARNED is left to the run's table and notes, which count them.
         if share >= INFEASIBLE_WARNED && per_replication >= 1.0 {
-            c.warnings.push(format!(
+            warnings.push(format!(
                 "workload `{}`: about {} of its jobs ({} per replication) take longer than its \
-                 deadline_h = {deadline_h} h even on pool `{}`, the fastest it may use; they cannot \
-                 be on time and are counted as infeasible (deadline_infeasible), not late; raise \
-                 deadline_h, or give such jobs a faster GPU type",
+                 deadline_h = {deadline_h} h on every pool that can hold them, even under strategy \
+                 `{}`; they cannot be on time and are counted as infeasible (deadline_infeasible), \
+                 not late; raise deadline_h, or give such jobs a faster GPU type",
                 workload.name,
                 share_text(share),
                 crate::format::thousands(per_replication.round(), 0),
-                pool.name,
+                strategy.name,
             ));
+        }
+    }
+}
+
+/// The share of a workload's jobs that cannot meet its deadline under `strategy`.
+fn infeasible_share(config: &Config, workload: &Workload, strategy: &Strategy) -> f64 {
+    let (pools, speed) = (&config.pools, &config.gpu_speed);
+    match &workload.trace {
+        Some(replay) => {
+            let jobs = replay.trace.jobs.len();
+            let above = (0..jobs as u32)
+                .filter(|&spec| {
+                    let (gpus, work_ref_h) = replay.job(spec);
+                    workload.deadline_infeasible(gpus, work_ref_h, strategy, pools, speed)
+                })
+                .count();
+            above as f64 / jobs.max(1) as f64
+        }
+        None => {
+            let deadline_h = workload.deadline_h.unwrap_or(f64::INFINITY);
+            let mut below = 0.0;
+            let mut share = 0.0;
+            for &(gpus, cumulative) in &workload.gpus.cumulative {
+                let probability = cumulative - below;
+                below = cumulative;
+                if let Some(speedup) = workload.fastest_speedup(gpus, strategy, pools, speed) {
+                    share += probability * workload.duration_h.share_above_h(deadline_h * speedup);
+                }
+            }
+            share
         }
     }
 }

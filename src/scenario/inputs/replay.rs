@@ -415,8 +415,8 @@ fn check_gangs(config: &Config, i: usize, trace: &Trace, push: &mut Push<'_>) {
         let mut unbounded = false;
         for &p in &strategy.pools {
             let pool = &config.pools[p];
-            if workload.accepts_mask & (1 << pool.gpu) == 0
-                || (pool.is_elastic() && strategy.burst_after_wait_h.is_none())
+            if !workload.may_use(p, pool.gpu)
+                || (pool.is_elastic() && workload.burst_after_wait_h_under(strategy).is_none())
             {
                 continue;
             }
