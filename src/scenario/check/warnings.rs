@@ -79,10 +79,8 @@ pub(super) fn warn_overload(
 ) {
     let months = calendar.months() as i32;
     for strategy in strategies {
-        let bursts = strategy.burst_after_wait_h.is_some()
-            || workloads
-                .iter()
-                .any(|w| w.burst_after_wait_h.flatten().is_some());
+        // Some workload's jobs reach the elastic pools (its own threshold, else the strategy's).
+        let bursts = (workloads.iter()).any(|w| w.burst_after_wait_h_under(strategy).is_some());
         if bursts && strategy.pools.iter().any(|p| pools[*p].is_elastic()) {
             continue;
         }
