@@ -200,22 +200,6 @@ impl Workload {
             && !(pool.is_spot() && strategy.deadline_jobs_off_spot && self.deadline_h.is_some())
     }
 
-    /// The largest speed-up over its reference GPU type (hours of work done per hour) that a
-    /// job of `gpus` GPUs can have under `strategy`: on the pools it may reach that can hold it
-    /// (`None`: none can).
-    pub fn fastest_speedup(
-        &self,
-        gpus: u32,
-        strategy: &Strategy,
-        pools: &[Pool],
-        speed: &[f64],
-    ) -> Option<f64> {
-        (self.reachable_speedups(strategy, pools, speed).into_iter())
-            .filter(|&(capacity_gpus, _)| capacity_gpus >= u64::from(gpus))
-            .map(|(_, speedup)| speedup)
-            .max_by(f64::total_cmp)
-    }
-
     /// `(GPUs it can hold, speed-up over the reference type)` of each pool of `strategy` a job
     /// of it may reach (`u64::MAX` GPUs: no bound), fastest first.
     pub fn reachable_speedups(
@@ -239,21 +223,6 @@ impl Workload {
             .collect();
         reach.sort_by(|a, b| b.1.total_cmp(&a.1));
         reach
-    }
-
-    /// Whether a job of `gpus` GPUs and `work_ref_h` hours of work on the reference type cannot
-    /// meet the deadline under `strategy` even on the fastest pool that can hold it.
-    pub fn deadline_infeasible(
-        &self,
-        gpus: u32,
-        work_ref_h: f64,
-        strategy: &Strategy,
-        pools: &[Pool],
-        speed: &[f64],
-    ) -> bool {
-        let reach = || self.reachable_speedups(strategy, pools, speed);
-        self.deadline_h
-            .is_some_and(|deadline_h| beyond_deadline(&reach(), gpus, work_ref_h, deadline_h))
     }
 
     /// Whether its jobs may use config pool `pool`: of a GPU type it accepts, and among its

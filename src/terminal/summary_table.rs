@@ -445,41 +445,38 @@ fn deadline_note(input: &NoteInput<'_>, strategy: &str, infeasible: bool) -> Opt
 /// " (37 in workload `fine-tuning`)": the workload with the largest mean of `metric` under
 /// `strategy`; empty with one workload.
 fn most_of(input: &NoteInput<'_>, strategy: &str, metric: &str) -> String {
-    if input.workloads.len() < 2 {
-        return String::new();
-    }
-    let of = |w: &str| group_mean(input.workload_rows, strategy, w, metric);
-    input
-        .workloads
-        .iter()
-        .map(|w| (*w, of(w)))
-        .filter(|(_, n)| *n > 0.0)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map_or(String::new(), |(w, n)| {
-            format!(" ({} in workload `{w}`)", job_count(n))
-        })
+    largest_group(input, strategy, metric).map_or(String::new(), |(w, n)| {
+        format!(" ({} in workload `{w}`)", job_count(n))
+    })
 }
 
 /// ", most of them in workload `wide` (88 of its 90 jobs)", for the workload with the most jobs
 /// never started; empty with one workload.
 fn most_unstarted(input: &NoteInput<'_>, strategy: &str) -> String {
+    largest_group(input, strategy, metric::JOBS_UNSTARTED).map_or(String::new(), |(w, n)| {
+        let arrived = group_mean(input.workload_rows, strategy, w, metric::JOBS_ARRIVED);
+        format!(
+            ", most of them in workload `{w}` ({} of its {} jobs)",
+            job_count(n),
+            job_count(arrived)
+        )
+    })
+}
+
+/// The workload with the largest positive mean of `metric` under `strategy`, with that mean;
+/// None with one workload.
+fn largest_group<'a>(
+    input: &NoteInput<'a>,
+    strategy: &str,
+    metric: &str,
+) -> Option<(&'a str, f64)> {
     if input.workloads.len() < 2 {
-        return String::new();
+        return None;
     }
-    let of = |w: &str, metric: &str| group_mean(input.workload_rows, strategy, w, metric);
-    input
-        .workloads
-        .iter()
-        .map(|w| (*w, of(w, metric::JOBS_UNSTARTED)))
+    (input.workloads.iter())
+        .map(|w| (*w, group_mean(input.workload_rows, strategy, w, metric)))
         .filter(|(_, n)| *n > 0.0)
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map_or(String::new(), |(w, n)| {
-            format!(
-                ", most of them in workload `{w}` ({} of its {} jobs)",
-                job_count(n),
-                job_count(of(w, metric::JOBS_ARRIVED))
-            )
-        })
 }
 
 /// A mean count of jobs: whole numbers, "<1" for a fraction of one.

@@ -219,16 +219,7 @@ fn check_fit(
         ));
         return;
     }
-    let capacity = |p: &Pool| -> Option<u64> {
-        let per_node = u64::from(p.gpus_per_node);
-        match &p.kind {
-            PoolKind::OnPrem(o) => Some(u64::from(o.nodes) * per_node),
-            PoolKind::Reserved(r) => Some(u64::from(r.nodes) * per_node),
-            PoolKind::OnDemand(e) | PoolKind::Spot(e, _) => {
-                e.max_nodes.map(|m| u64::from(m) * per_node)
-            }
-        }
-    };
+    let capacity = |p: &Pool| p.capacity_gpus();
     if usable
         .iter()
         .all(|p| capacity(p).is_some_and(|cap| cap < u64::from(gang)))

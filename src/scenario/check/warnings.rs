@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use super::Checker;
 use super::estimates::{busy_gpus, jobs_per_unit};
 use crate::calendar::Calendar;
-use crate::scenario::config::{Config, Pool, PoolKind, Strategy, Workload};
+use crate::scenario::config::{Config, Pool, PoolKind, Strategy, Workload, beyond_deadline};
 
 /// Warns about each pool that no strategy lists.
 pub(super) fn unused_pools(c: &mut Checker<'_>, pools: &[Pool], strategies: &[Strategy]) {
@@ -152,26 +152,27 @@ pub(crate) fn warn_deadline_infeasible(config: &Config, warnings: &mut Vec<Strin
 
 /// The share of a workload's jobs that cannot meet its deadline under `strategy`.
 fn infeasible_share(config: &Config, workload: &Workload, strategy: &Strategy) -> f64 {
-    let (pools, speed) = (&config.pools, &config.gpu_speed);
+    let reach = workload.reachable_speedups(strategy, &config.pools, &config.gpu_speed);
+    let deadline_h = workload.deadline_h.unwrap_or(f64::INFINITY);
     match &workload.trace {
         Some(replay) => {
             let jobs = replay.trace.jobs.len();
             let above = (0..jobs as u32)
                 .filter(|&spec| {
                     let (gpus, work_ref_h) = replay.job(spec);
-                    workload.deadline_infeasible(gpus, work_ref_h, strategy, pools, speed)
+                    beyond_deadline(&reach, gpus, work_ref_h, deadline_h)
                 })
                 .count();
             above as f64 / jobs.max(1) as f64
         }
         None => {
-            let deadline_h = workload.deadline_h.unwrap_or(f64::INFINITY);
             let mut below = 0.0;
             let mut share = 0.0;
             for &(gpus, cumulative) in &workload.gpus.cumulative {
                 let probability = cumulative - below;
                 below = cumulative;
-                if let Some(speedup) = workload.fastest_speedup(gpus, strategy, pools, speed) {
+                // The fastest pool that holds the gang (reach is fastest first).
+                if let Some(&(_, speedup)) = reach.iter().find(|(cap, _)| *cap >= u64::from(gpus)) {
                     share += probability * workload.duration_h.share_above_h(deadline_h * speedup);
                 }
             }

@@ -17,9 +17,7 @@ use std::time::SystemTime;
 use toml::Value;
 
 use super::super::check::{Checked, Issue};
-use super::super::config::{
-    Config, DurationDist, GpuMix, PoolKind, TraceDay, TraceReplay, Workload,
-};
+use super::super::config::{Config, DurationDist, GpuMix, TraceDay, TraceReplay, Workload};
 use super::super::file::{Replay, ScenarioFile};
 use super::super::lines::Lines;
 use super::super::overrides::did_you_mean;
@@ -420,15 +418,7 @@ fn check_gangs(config: &Config, i: usize, trace: &Trace, push: &mut Push<'_>) {
             {
                 continue;
             }
-            let per_node = u64::from(pool.gpus_per_node);
-            let capacity = match &pool.kind {
-                PoolKind::OnPrem(o) => Some(u64::from(o.nodes) * per_node),
-                PoolKind::Reserved(r) => Some(u64::from(r.nodes) * per_node),
-                PoolKind::OnDemand(e) | PoolKind::Spot(e, _) => {
-                    e.max_nodes.map(|m| u64::from(m) * per_node)
-                }
-            };
-            match capacity {
+            match pool.capacity_gpus() {
                 None => unbounded = true,
                 Some(c) if largest.is_none_or(|(l, _)| c > l) => {
                     largest = Some((c, pool.name.as_str()));
