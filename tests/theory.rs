@@ -905,6 +905,15 @@ queue = "first_fit"
         0.06,
         "M/M/8 mean wait of the owned-only workload",
     );
+    // Its tail too: the Erlang C waiting-time distribution's 95th percentile.
+    let p95 = per_workload(0, |g| g.wait_p95_h);
+    let exact_p95_h = erlang_c_wait_quantile_h(servers, load, service_h, 0.95);
+    assert_close(
+        &p95,
+        exact_p95_h,
+        0.06,
+        "M/M/8 p95 wait of the owned-only workload",
+    );
     for unit in &units {
         let (owned, urgent) = (&unit.workloads[0], &unit.workloads[1]);
         assert_eq!(owned.burst_jobs, 0, "owned jobs stay on the cluster");
