@@ -337,6 +337,9 @@ enum OnPool {
     Refused,
     /// Room only on what the reservation holds.
     Held,
+    /// A node would have to be rented, but a larger instance size of the same pool, tried
+    /// later, has free GPUs that hold the job.
+    Later,
 }
 
 struct WorkloadStream<'c> {
@@ -410,6 +413,11 @@ struct PoolState<'c> {
     cap_since_h: f64,
     /// Some waiting job was refused by the capacity and waits for room.
     capacity_refused: bool,
+    /// One instance size of a pool of several: the widest gang it takes (`u32::MAX`: any,
+    /// as the largest size and a pool of one node size do).
+    gang_gpus_max: u32,
+    /// The strategy pools of the larger sizes of the same pool (empty: none).
+    larger_sizes: Vec<usize>,
 }
 
 struct Job {
@@ -683,6 +691,11 @@ impl<'c> FleetSim<'c> {
                     cap_nodes: CapacityTrace::UNLIMITED,
                     cap_since_h: 0.0,
                     capacity_refused: false,
+                    gang_gpus_max: match &pool.shape {
+                        Some(shape) if !shape.largest => pool.gpus_per_node,
+                        _ => u32::MAX,
+                    },
+                    larger_sizes: larger_sizes(config, &strategy.pools, p),
                 }
             })
             .collect();
@@ -843,6 +856,28 @@ impl<'c> FleetSim<'c> {
 /// month: the price for cloud pools (at the start of the month; a reservation's for its
 /// term); for on-prem, amortised capital, operations and full-load energy per GPU-hour of a
 /// fully used month.
+/// The positions in `strategy_pools` of the larger instance sizes of config pool `p`'s pool
+/// (none unless `p` is one size of several).
+fn larger_sizes(config: &Config, strategy_pools: &[usize], p: usize) -> Vec<usize> {
+    let pool = &config.pools[p];
+    let Some(shape) = &pool.shape else {
+        return Vec::new();
+    };
+    strategy_pools
+        .iter()
+        .enumerate()
+        .filter(|&(_, &q)| {
+            let other = &config.pools[q];
+            other.gpus_per_node > pool.gpus_per_node
+                && other
+                    .shape
+                    .as_ref()
+                    .is_some_and(|s| s.family == shape.family)
+        })
+        .map(|(sp, _)| sp)
+        .collect()
+}
+
 fn job_rates_per_gpu_h(pool: &Pool, calendar: &crate::calendar::Calendar) -> Vec<f64> {
     let per_node = f64::from(pool.gpus_per_node);
     let month_mean_h = calendar.month_mean_h();

@@ -144,7 +144,7 @@ impl<'c> FleetSim<'c> {
                 }
                 OnPool::Refused => tried = Tried::Refused,
                 OnPool::Held if tried == Tried::NoRoom => tried = Tried::Held,
-                OnPool::Held => {}
+                OnPool::Held | OnPool::Later => {}
             }
         }
         tried
@@ -201,6 +201,7 @@ impl<'c> FleetSim<'c> {
         let job = &self.jobs[slot as usize];
         if job.pinned != NO_POOL && job.pinned as usize != sp
             || self.limits.usable_pools[job.workload as usize] & (1u64 << sp) == 0
+            || job.gpus > self.pools[sp].gang_gpus_max
         {
             return false;
         }
@@ -233,6 +234,9 @@ impl<'c> FleetSim<'c> {
         let gpus = self.jobs[slot as usize].gpus;
         // Most tries of a busy fleet find no room: the buckets tell without planning.
         let new_nodes = self.pools[sp].nodes.new_nodes_needed(gpus) as usize;
+        if new_nodes > 0 && self.free_on_larger_size(slot, sp, now_h) {
+            return OnPool::Later;
+        }
         if !self.may_add_nodes(sp, new_nodes, 0) {
             return OnPool::NoCapacity;
         }
@@ -298,6 +302,23 @@ impl<'c> FleetSim<'c> {
         }
         self.start_run(slot, sp, start_h, run, sim);
         OnPool::Placed
+    }
+
+    /// Whether a larger instance size of pool `sp`'s pool, which the job may try, has free
+    /// GPUs that hold it with no node to rent and no reservation in the way: a job takes free
+    /// GPUs of any size before it rents a node of the smallest.
+    fn free_on_larger_size(&mut self, slot: u32, sp: usize, now_h: f64) -> bool {
+        let gpus = self.jobs[slot as usize].gpus;
+        for k in 0..self.pools[sp].larger_sizes.len() {
+            let q = self.pools[sp].larger_sizes[k];
+            if self.may_try(slot, q, now_h)
+                && self.pools[q].nodes.new_nodes_needed(gpus) == 0
+                && self.reservation_on(q, slot, now_h).is_none()
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether pool `sp` may have `count` more nodes while keeping `keep` for a reservation.

@@ -120,6 +120,8 @@ impl<'c> ServiceState<'c> {
             .service_pools
             .iter()
             .filter(|p| service.accepts_mask & (1 << config.pools[**p].gpu) != 0)
+            // Of a pool's instance sizes, those whose node holds a replica.
+            .filter(|p| service.gpus_per_replica <= config.pools[**p].gpus_per_node)
             .map(|p| {
                 let sp = strategy
                     .pools
@@ -266,6 +268,13 @@ impl<'c> FleetSim<'c> {
             return Some(node);
         }
         if self.pools[sp].facts.elastic {
+            // Free GPUs on a larger instance size come before a new node of this one.
+            if self.pools[sp].larger_sizes.iter().any(|&q| {
+                self.services[si].pools.iter().any(|(p, _)| *p == q)
+                    && self.pools[q].nodes.best_fit(gpus).is_some()
+            }) {
+                return None;
+            }
             // Spot capacity that is gone refuses a replica as a full quota does (the
             // autoscaler asks again at its next step).
             if self.may_add_nodes(sp, 1, 0)

@@ -506,16 +506,54 @@ pub struct Pool {
     /// the site); none: the pool is its own.
     pub zone: Option<String>,
     pub region: Option<String>,
+    /// One instance size of a pool that sells several (see [`Shape`]); none for a pool of one
+    /// node size.
+    pub shape: Option<Shape>,
+}
+
+/// A pool of a scenario's `[[pool]]` that lists `instances` becomes one pool per instance
+/// size, in increasing size, each with its own node size, price and quota; this says which.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shape {
+    /// The pool's name in the scenario (strategies and workloads name it).
+    pub family: String,
+    /// The instance's name ("8xH100" when the file gives none).
+    pub instance: String,
+    /// The largest size of the family: the only one a gang wider than every size may take
+    /// (whole nodes, as a node-local gang wider than a node does).
+    pub largest: bool,
+}
+
+/// One instance size as the checks read it, before the pool is split into one per size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instance {
+    pub name: String,
+    pub gpus: u32,
+    pub price_per_gpu_h: f64,
+    /// Reserved: instances committed; elastic: 0.
+    pub nodes: u32,
+    /// Elastic: the quota of this size (none: unlimited).
+    pub max_nodes: Option<u32>,
 }
 
 impl Pool {
     /// The name whose random streams this pool's availability and waves draw from: its
-    /// zone's, so pools of one zone are correlated.
+    /// zone's, so pools of one zone are correlated, else its family's, so that the sizes of
+    /// one pool lose and regain spot capacity together.
     pub fn stream_name(&self) -> String {
-        match &self.zone {
-            Some(zone) => format!("zone:{zone}"),
-            None => self.name.clone(),
+        match (&self.zone, &self.shape) {
+            (Some(zone), _) => format!("zone:{zone}"),
+            (None, Some(shape)) => shape.family.clone(),
+            (None, None) => self.name.clone(),
         }
+    }
+
+    /// Whether a gang of `gpus` may run on this pool: any pool of one node size; of a pool's
+    /// sizes, those that hold it on one node, and the largest for a gang wider than all.
+    pub fn takes_gang(&self, gpus: u32) -> bool {
+        self.shape
+            .as_ref()
+            .is_none_or(|shape| shape.largest || gpus <= self.gpus_per_node)
     }
 
     /// The zone for `next_zone` (a pool without one is its own zone).
@@ -577,8 +615,20 @@ impl Pool {
             PoolKind::Spot(..) => "spot",
         }
     }
-    /// GPUs the pool can hold at once (`None`: an elastic pool without `max_nodes`).
+    /// The widest gang the pool can hold, GPUs: all it can hold at once (`None`: an elastic
+    /// pool without `max_nodes`), or one node for an instance size that is not its pool's
+    /// largest (see [`Pool::takes_gang`]).
     pub fn capacity_gpus(&self) -> Option<u64> {
+        let per_node = u64::from(self.gpus_per_node);
+        let all = self.all_gpus();
+        match &self.shape {
+            Some(shape) if !shape.largest => Some(all.map_or(per_node, |all| all.min(per_node))),
+            _ => all,
+        }
+    }
+
+    /// GPUs the pool can hold at once (`None`: an elastic pool without `max_nodes`).
+    fn all_gpus(&self) -> Option<u64> {
         let per_node = u64::from(self.gpus_per_node);
         match &self.kind {
             PoolKind::OnPrem(o) => Some(u64::from(o.nodes) * per_node),

@@ -362,6 +362,33 @@ pub struct ServiceFile {
     pub autoscale_every_h: Option<f64>,
 }
 
+/// One instance size of a cloud pool.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InstanceFile {
+    /// The provider's name for it, e.g. "p5.48xlarge" (letters, digits, `-`, `_`, `.`,
+    /// `+`, `(`, `)`, spaces inside; at most 32 characters). Default: GPUs and type, "8xH100".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 32))]
+    pub name: Option<String>,
+    /// GPUs of one instance, 1 to 1024, each size once in a pool. Required.
+    #[schemars(range(min = 1, max = 1024))]
+    pub gpus: u32,
+    /// Price per GPU-hour of this size (reserved: its on-demand list price); all its GPUs are
+    /// billed. Required.
+    #[schemars(range(max = 1e15), extend("exclusiveMinimum" = 0))]
+    pub price_per_gpu_h: f64,
+    /// Reserved pools: instances of this size committed, 0 to 1000000. Required there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 1_000_000))]
+    pub nodes: Option<u32>,
+    /// On-demand and spot pools: quota of this size, most instances alive at once.
+    /// Default: unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1_000_000))]
+    pub max_nodes: Option<u32>,
+}
+
 /// One step of a price schedule: the price per GPU-hour from a month on.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -454,9 +481,17 @@ pub struct PoolFile {
     /// GPU type of the nodes, e.g. "H100". Required.
     #[schemars(length(min = 1))]
     pub gpu: Option<String>,
-    /// GPUs per node, 1 to 1024. Required.
+    /// GPUs per node, 1 to 1024. Required, unless the pool lists its `instances`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1024))]
     pub gpus_per_node: Option<u32>,
+    /// Cloud pools: the instance sizes the pool sells, instead of one `gpus_per_node` and
+    /// `price_per_gpu_h` (and a reserved pool's `nodes`, an elastic pool's `max_nodes`):
+    /// `[{ name = "g6e.xlarge", gpus = 1, price_per_gpu_h = 1.86 }, { gpus = 8, ... }]`.
+    /// A job rents the smallest size that holds its gang on one node. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 16))]
+    pub instances: Option<Vec<InstanceFile>>,
     /// Nodes in the pool (on_prem: bought; reserved: committed), 0 to 1000000. Required for
     /// on_prem and reserved pools.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -185,10 +185,50 @@ fn required_for(pool_type: PoolType) -> &'static [&'static str] {
             "electricity_per_kwh",
             "opex_per_node_month",
         ],
-        PoolType::Reserved => &["nodes", "price_per_gpu_h", "discount", "term_months"],
-        PoolType::OnDemand => &["price_per_gpu_h"],
-        PoolType::Spot => &["price_per_gpu_h"],
+        PoolType::Reserved => &["discount", "term_months"],
+        PoolType::OnDemand | PoolType::Spot => &[],
     }
+}
+
+/// The fields each pool type requires unless it lists `instances` (which give them per size).
+fn required_without_instances(pool_type: PoolType) -> &'static [&'static str] {
+    match pool_type {
+        PoolType::OnPrem => &[],
+        PoolType::Reserved => &["nodes", "price_per_gpu_h"],
+        PoolType::OnDemand | PoolType::Spot => &["price_per_gpu_h"],
+    }
+}
+
+/// What each instance of a pool of this type gives or cannot have.
+fn instance_rule(pool_type: PoolType) -> Json {
+    match pool_type {
+        PoolType::Reserved => {
+            json!({ "required": ["nodes"], "properties": { "max_nodes": false } })
+        }
+        _ => json!({ "properties": { "nodes": false } }),
+    }
+}
+
+/// A pool gives one node size (`gpus_per_node`) or its `instances`, not both; with
+/// instances, the price, commitment and quota go per instance, and no schedule or trace
+/// gives one price.
+fn instances_rules() -> Vec<Json> {
+    let per_instance = [
+        "gpus_per_node",
+        "price_per_gpu_h",
+        "nodes",
+        "max_nodes",
+        "price_schedule",
+        "price_trace",
+    ];
+    let refused: Map<String, Json> = per_instance
+        .iter()
+        .map(|field| (field.to_string(), Json::Bool(false)))
+        .collect();
+    vec![
+        json!({ "oneOf": [{ "required": ["gpus_per_node"] }, { "required": ["instances"] }] }),
+        json!({ "if": { "required": ["instances"] }, "then": { "properties": refused } }),
+    ]
 }
 
 /// `[[pool]]`: per type, the fields it requires and those of other types it refuses (from the
@@ -207,7 +247,17 @@ fn pool_types(schema: &mut Schema) {
                 .filter(|(_, applies_to)| !applies_to.contains(&pool_type))
                 .map(|(field, _)| (field.to_string(), Json::Bool(false)))
                 .collect();
-            let mut then = json!({ "required": required_for(pool_type), "properties": refused });
+            let mut then = json!({
+                "required": required_for(pool_type),
+                "properties": refused,
+                "allOf": [{
+                    "if": { "not": { "required": ["instances"] } },
+                    "then": { "required": required_without_instances(pool_type) }
+                }]
+            });
+            if pool_type != PoolType::OnPrem {
+                then["properties"]["instances"] = json!({ "items": instance_rule(pool_type) });
+            }
             if pool_type == PoolType::Spot {
                 // A spot node must be able to go: preempted, or with capacity that comes and
                 // goes (which then preempts on its own).
@@ -225,8 +275,9 @@ fn pool_types(schema: &mut Schema) {
         .collect();
     let mut rules = rules;
     rules.extend(money_rules());
+    rules.extend(instances_rules());
     schema.insert("allOf".into(), Json::Array(rules));
-    push_required(schema, &["gpu", "gpus_per_node"]);
+    push_required(schema, &["gpu"]);
     // Labels of the FOCUS export: not a word its readers take for null.
     if let Some(Json::Object(properties)) = schema.get_mut("properties") {
         for field in ["provider", "region", "site"] {

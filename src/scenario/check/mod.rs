@@ -9,6 +9,7 @@
 
 mod distributions;
 mod estimates;
+mod instances;
 mod money;
 mod pools;
 
@@ -88,6 +89,9 @@ pub const NODES_MAX: u32 = 1_000_000;
 pub const GPUS_PER_NODE_MAX: u32 = 1024;
 /// GPU types are a bit mask in the model.
 pub const GPU_TYPES_MAX: usize = 64;
+/// The most pools a strategy may try (each instance size counts as one): the model keeps
+/// them in 64-bit masks.
+pub const STRATEGY_POOLS_MAX: usize = 64;
 pub const DEFAULT_REPLICATIONS: u32 = 30;
 pub const DEFAULT_SEED: u64 = 1;
 pub const DEFAULT_RETRY_H: f64 = 0.25;
@@ -278,7 +282,11 @@ pub fn check(
     let gpus = gpu_types(&mut c, file);
     require_sections(&mut c, file);
     let mut sites = Vec::new();
-    let (pools, pool_names) = pools::check_pools(
+    let pools::CheckedPools {
+        pools,
+        instances,
+        names: pool_names,
+    } = pools::check_pools(
         &mut c,
         &file.pool,
         &mut resolved.pool,
@@ -314,7 +322,7 @@ pub fn check(
             pool_names: &pool_names,
         },
     );
-    let strategies = strategies::check_strategies(
+    let mut strategies = strategies::check_strategies(
         &mut c,
         &file.strategy,
         &mut resolved.strategy,
@@ -325,6 +333,9 @@ pub fn check(
     let baseline = check_baseline(&mut c, file);
     resolved.baseline = file.strategy.get(baseline).map(|s| s.name.clone());
     c.clean()?;
+    let mut workloads = workloads;
+    let pools = instances::split(pools, &instances, &mut strategies, &mut workloads);
+    strategies::check_pool_counts(&mut c, &strategies);
 
     // Cross checks on the trusted parts.
     strategies::check_fits(&mut c, &strategies, &workloads, &pools, &gpus.names);

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::instances;
 use super::money::{self, ENERGY_PRICE, GPU_PRICE, PriceFields};
 use super::{Checker, DEFAULT_RETRY_H, GPUS_PER_NODE_MAX, HORIZON_MONTHS_MAX, NODES_MAX};
 use crate::calendar::{Calendar, WeeklyWindows};
@@ -19,22 +20,36 @@ pub(super) fn check_pools(
     gpu_types: &[String],
     calendar: &Calendar,
     sites: &mut Vec<String>,
-) -> (Vec<Pool>, BTreeMap<String, usize>) {
-    let mut pools = Vec::new();
-    let mut pool_names = BTreeMap::new();
+) -> CheckedPools {
+    let mut checked = CheckedPools::default();
     for (i, (pool, resolved_pool)) in files.iter().zip(resolved.iter_mut()).enumerate() {
         let at = format!("pool.{}", pool.name);
-        let is_new = pool_names.insert(pool.name.clone(), i).is_none();
+        let is_new = checked.names.insert(pool.name.clone(), i).is_none();
         c.table_name("pool", i, &pool.name, is_new);
         let context = PoolContext {
             gpu_types,
             calendar,
         };
+        let instances = instances::check_instances(c, pool, &at, pool.gpu.as_deref());
+        let stand_in = instances
+            .as_ref()
+            .map(|list| instances::stand_in(pool, list));
+        let pool = stand_in.as_ref().unwrap_or(pool);
         if let Some(p) = check_pool(c, pool, resolved_pool, &at, &context, sites) {
-            pools.push(p);
+            checked.pools.push(p);
+            checked.instances.push(instances.unwrap_or_default());
         }
     }
-    (pools, pool_names)
+    checked
+}
+
+/// The pools that passed, their instance sizes (empty: one node size) and every pool's
+/// index by name (for the strategies).
+#[derive(Default)]
+pub(super) struct CheckedPools {
+    pub pools: Vec<Pool>,
+    pub instances: Vec<Vec<Instance>>,
+    pub names: BTreeMap<String, usize>,
 }
 
 /// What the pool checks need to know about the rest of the scenario.
@@ -85,7 +100,8 @@ type TypedField = (&'static str, fn(&PoolFile) -> bool, Types);
 /// Every field that some pool type does not take, in the order problems are reported. A
 /// field missing here applies to every type.
 #[rustfmt::skip] // One field a line reads as a table.
-const TYPED_FIELDS: [TypedField; 37] = [
+const TYPED_FIELDS: [TypedField; 38] = [
+    ("instances", |p| p.instances.is_some(), CLOUD),
     ("purchase_month", |p| p.purchase_month.is_some(), ON_PREM),
     ("electricity_change_per_year", |p| p.electricity_change_per_year.is_some(), ON_PREM),
     ("electricity_schedule", |p| p.electricity_schedule.is_some(), ON_PREM),
@@ -189,7 +205,7 @@ fn check_pool(
             )
             .unwrap_or(0);
         let nodes = c.count(nodes, &f("nodes"), 0, NODES_MAX);
-        if nodes == 0 {
+        if nodes == 0 && pool.instances.is_none() {
             c.warnings.push(format!(
                 "pool `{}` has nodes = 0: it adds no capacity (fine as the first point of a sweep over node counts)",
                 pool.name
@@ -237,6 +253,7 @@ fn check_pool(
         carbon,
         zone,
         region,
+        shape: None,
     })
 }
 

@@ -294,7 +294,12 @@ pub(super) fn check_placement(
             continue;
         };
         let pool = &pool_files[p];
-        if !matches!(pool.pool_type, PoolType::OnPrem | PoolType::Reserved) {
+        if pool.instances.is_some() {
+            c.push(
+                &field,
+                format!("holds GPUs on `{name}`, which lists instance sizes: hold GPUs on a pool of one node size"),
+            );
+        } else if !matches!(pool.pool_type, PoolType::OnPrem | PoolType::Reserved) {
             c.push(
                 &field,
                 format!("holds GPUs on `{name}`, which is elastic: a reserve applies to on_prem and reserved pools only"),
@@ -363,7 +368,12 @@ pub(super) fn check_service_fits(
                     ),
                 );
             }
-            for pool in usable {
+            // Of a pool's instance sizes a replica takes those that hold it; the largest
+            // says whether any does.
+            let judged = usable
+                .into_iter()
+                .filter(|p| p.shape.as_ref().is_none_or(|shape| shape.largest));
+            for pool in judged {
                 if service.gpus_per_replica > pool.gpus_per_node {
                     c.push(
                         &format!("service.{}.gpus_per_replica", service.name),

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use toml::Value;
 
-use super::{Checker, describe, number_of};
+use super::{Checker, STRATEGY_POOLS_MAX, describe, number_of};
 use crate::scenario::config::*;
 use crate::scenario::file::*;
 use crate::scenario::overrides::did_you_mean;
@@ -168,6 +168,21 @@ fn hours_or_never(
     }
 }
 
+/// No strategy tries more than [`STRATEGY_POOLS_MAX`] pools, each instance size counted.
+pub(super) fn check_pool_counts(c: &mut Checker<'_>, strategies: &[Strategy]) {
+    for strategy in strategies {
+        if strategy.pools.len() > STRATEGY_POOLS_MAX {
+            c.push(
+                &format!("strategy.{}.pools", strategy.name),
+                format!(
+                    "tries {} pools (each instance size of a pool counts as one); at most {STRATEGY_POOLS_MAX}",
+                    strategy.pools.len()
+                ),
+            );
+        }
+    }
+}
+
 /// Every gang of every workload must fit some pool it may use, in every strategy.
 pub(super) fn check_fits(
     c: &mut Checker<'_>,
@@ -198,7 +213,7 @@ fn check_fit(
         .iter()
         .filter(|&&p| workload.may_use(p, pools[p].gpu))
         .map(|p| &pools[*p])
-        .filter(|p| !p.is_elastic() || bursts)
+        .filter(|p| (!p.is_elastic() || bursts) && p.takes_gang(gang))
         .collect();
     let field = format!("strategy.{}.pools", strategy.name);
     if usable.is_empty() {

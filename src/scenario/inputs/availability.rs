@@ -38,22 +38,25 @@ pub fn attach(
 ) -> Vec<Issue> {
     let base = origin.parent().unwrap_or(Path::new(""));
     let mut issues = Vec::new();
-    for (written, pool) in file.pool.iter().zip(checked.config.pools.iter_mut()) {
+    for written in &file.pool {
         let Some(path_text) = &written.availability_trace else {
             continue;
         };
-        let PoolKind::Spot(elastic, _) = &mut pool.kind else {
-            continue;
-        };
-        let Some(capacity) = elastic.capacity.as_mut() else {
-            continue;
-        };
         let path = crate::trace::display_path(&base.join(path_text));
-        match read(&path) {
-            Ok(trace) => capacity.process = CapacityProcess::Trace(Arc::new(trace)),
+        let trace = match read(&path) {
+            Ok(trace) => Arc::new(trace),
             Err(e) => {
                 let at = format!("pool.{}.availability_trace", written.name);
                 issues.push(super::replay::issue(lines, overridden, &at, e.to_string()));
+                continue;
+            }
+        };
+        // Every instance size of the pool follows the trace.
+        for pool in super::pools_of(&mut checked.config.pools, written) {
+            if let PoolKind::Spot(elastic, _) = &mut pool.kind
+                && let Some(capacity) = elastic.capacity.as_mut()
+            {
+                capacity.process = CapacityProcess::Trace(Arc::clone(&trace));
             }
         }
     }

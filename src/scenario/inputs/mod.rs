@@ -11,3 +11,16 @@ pub mod prices;
 pub mod replay;
 
 pub use replay::TraceCache;
+
+/// The config pools that `written` became: itself, or one per instance size.
+pub(crate) fn pools_of<'a>(
+    pools: &'a mut [crate::scenario::config::Pool],
+    written: &'a crate::scenario::file::PoolFile,
+) -> impl Iterator<Item = &'a mut crate::scenario::config::Pool> {
+    pools.iter_mut().filter(move |pool| {
+        pool.shape
+            .as_ref()
+            .map_or(&pool.name, |shape| &shape.family)
+            == &written.name
+    })
+}

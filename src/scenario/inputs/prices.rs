@@ -30,8 +30,11 @@ pub fn attach(
 ) -> Vec<Issue> {
     let base = origin.parent().unwrap_or(Path::new(""));
     let mut issues = Vec::new();
-    for (written, pool) in file.pool.iter().zip(checked.config.pools.iter_mut()) {
-        assert_eq!(written.name, pool.name, "pools keep the file's order");
+    for written in &file.pool {
+        // A pool with instance sizes takes no price trace: this is a pool of one size.
+        let Some(pool) = super::pools_of(&mut checked.config.pools, written).next() else {
+            continue;
+        };
         let traces = [
             (
                 written.price_trace.as_ref(),
