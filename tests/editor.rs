@@ -216,6 +216,12 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("strategy_pool_twice", Expressible),                // uniqueItems
         ("strategy_unknown_pool", NotExpressible),           // a name defined elsewhere
         ("workload_unknown_pool", NotExpressible),           // a name defined elsewhere
+        ("instances_and_gpus_per_node", Expressible),        // oneOf gpus_per_node or instances
+        ("instances_same_size_twice", NotExpressible),       // unique by one field of each item
+        ("instances_reserved_without_nodes", Expressible),   // items required per pool type
+        ("instances_with_price_schedule", Expressible),      // refused with instances
+        ("instances_on_prem", Expressible),                  // a cloud pool's field
+        ("strategy_too_many_pools", NotExpressible),         // a count across tables
         ("workload_pools_outside_strategy", NotExpressible), // a rule across tables
         ("strategy_without_pools", Expressible),             // required
         ("syntax_unclosed_header", NotToml),

@@ -252,6 +252,30 @@ const BAD_FILES: &[Bad] = &[
         "line 14: `workload.train.pools` names an unknown pool `dgxx` (did you mean `dgx`?); pools are: dgx, reserved, spot",
     ),
     bad(
+        "instances_and_gpus_per_node",
+        "line 32: `pool.spot.gpus_per_node` does not go with `instances`: each instance gives its `gpus`",
+    ),
+    bad(
+        "instances_same_size_twice",
+        "`pool.spot.instances[1].gpus` repeats instances[0]'s size of 8 GPUs",
+    ),
+    bad(
+        "instances_reserved_without_nodes",
+        "`pool.reserved.instances[1].nodes` is missing: the instances of this size committed",
+    ),
+    bad(
+        "instances_with_price_schedule",
+        "line 33: `pool.spot.price_schedule` does not go with `instances`",
+    ),
+    bad(
+        "instances_on_prem",
+        "line 20: `pool.dgx.instances` does not apply to on_prem pools",
+    ),
+    bad(
+        "strategy_too_many_pools",
+        "`strategy.wide.pools` tries 66 pools (each instance size of a pool counts as one); at most 64",
+    ),
+    bad(
         "workload_pools_outside_strategy",
         "line 50: `strategy.hybrid.pools` offer no pool that workload `train` can use (it accepts H100 and names pools reserved;",
     ),

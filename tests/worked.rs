@@ -659,3 +659,116 @@ pools = ["cloud"]
         assert!(close(unit.workloads[0].gpu_hours_busy, 8.0));
     }
 }
+
+#[test]
+fn a_job_takes_free_gpus_of_any_size_that_holds_it_before_it_rents_the_smallest() {
+    // One on-demand pool selling two sizes: 1xH100 at 4 and p5.48xlarge (8 GPUs) at 3 per
+    // GPU-hour, billed per second, idle nodes kept 5 h.
+    //   A (t=0, 8 GPUs, 1 h): only the 8-GPU size holds it; a p5 node is rented: 0-1.
+    //   B (t=2, 1 GPU, 1 h): no 1-GPU node is up, the idle p5 node holds it: 2-3 there.
+    //   C (t=2.5, 2 GPUs, 1 h): the 1-GPU size cannot hold it; the p5 node has 7 free: 2.5-3.5.
+    //   The p5 node is idle from 3.5 and released at 8.5: it lived 8.5 h, 8 x 8.5 x 3 = 204.
+    //   D (t=10, 1 GPU, 0.5 h): no node is up; the smallest size that holds it is rented:
+    //   10-10.5, released at 15.5: 5.5 h x 1 x 4 = 22.
+    // Total 226; paid 68 + 5.5 = 73.5 GPU-h; busy 8 + 1 + 2 + 0.5 = 11.5 GPU-h.
+    let units = run(r#"
+[[workload]]
+name = "a"
+arrival_times_h = [0.0]
+gpus = 8
+duration_h = 1
+[[workload]]
+name = "b"
+arrival_times_h = [2.0]
+gpus = 1
+duration_h = 1
+[[workload]]
+name = "c"
+arrival_times_h = [2.5]
+gpus = 2
+duration_h = 1
+[[workload]]
+name = "d"
+arrival_times_h = [10.0]
+gpus = 1
+duration_h = 0.5
+[[pool]]
+name = "cloud"
+type = "on_demand"
+gpu = "H100"
+instances = [{ gpus = 1, price_per_gpu_h = 4 }, { name = "p5.48xlarge", gpus = 8, price_per_gpu_h = 3 }]
+idle_timeout_h = 5
+[[strategy]]
+name = "cloud"
+pools = ["cloud"]
+"#);
+    let unit = &units[0];
+    let row = &unit.row;
+    assert_eq!((row.jobs_arrived, row.jobs_completed), (4, 4));
+    assert!(close(row.total_cost, 226.0), "{}", row.total_cost);
+    assert!(close(row.gpu_hours_paid, 73.5), "{}", row.gpu_hours_paid);
+    assert!(close(row.gpu_hours_busy, 11.5), "{}", row.gpu_hours_busy);
+    let pools: Vec<(&str, u64)> = unit
+        .pools
+        .iter()
+        .map(|p| (p.pool.as_str(), p.nodes_requested))
+        .collect();
+    assert_eq!(pools, [("cloud (1xH100)", 1), ("cloud (p5.48xlarge)", 1)]);
+    let on = |id: u64| job(unit, id).pool.as_str();
+    assert_eq!(
+        [on(0), on(1), on(2), on(3)],
+        [
+            "cloud (p5.48xlarge)",
+            "cloud (p5.48xlarge)",
+            "cloud (p5.48xlarge)",
+            "cloud (1xH100)"
+        ]
+    );
+    assert!(close(job(unit, 1).start_h, 2.0) && close(job(unit, 2).end_h, 3.5));
+}
+
+#[test]
+fn a_reservation_of_several_sizes_pays_each_and_fills_the_smallest_first() {
+    // Reserved for 12 months at half the list price: two 1-GPU instances listed at 4 and one
+    // 8-GPU instance listed at 3 per GPU-hour, paid every hour of January and February 2027
+    // (1,416 h): (2 x 1 x 4 + 1 x 8 x 3) x 0.5 x 1,416 = 16 x 1,416 = 22,656.
+    // Three 1-GPU jobs at t=0 for 1 h: two fill the 1-GPU instances, the third the 8-GPU one.
+    let units = run(r#"
+[[workload]]
+name = "w"
+arrival_times_h = [0.0, 0.0, 0.0]
+gpus = 1
+duration_h = 1
+[[pool]]
+name = "committed"
+type = "reserved"
+gpu = "H100"
+instances = [{ gpus = 8, nodes = 1, price_per_gpu_h = 3 }, { gpus = 1, nodes = 2, price_per_gpu_h = 4 }]
+discount = 0.5
+term_months = 12
+[[strategy]]
+name = "reserved"
+pools = ["committed"]
+"#);
+    let unit = &units[0];
+    assert!(
+        close(unit.row.total_cost, 22_656.0),
+        "{}",
+        unit.row.total_cost
+    );
+    assert!(
+        close(unit.row.gpu_hours_paid, 10.0 * 1416.0),
+        "{}",
+        unit.row.gpu_hours_paid
+    );
+    let on = |id: u64| job(unit, id).pool.as_str();
+    assert_eq!(
+        [on(0), on(1), on(2)],
+        [
+            "committed (1xH100)",
+            "committed (1xH100)",
+            "committed (8xH100)"
+        ]
+    );
+    assert!((0..3).all(|id| job(unit, id).wait_h == 0.0));
+}

@@ -60,7 +60,11 @@ pub(super) fn check_instances(
     at: &str,
     gpu: Option<&str>,
 ) -> Option<Vec<Instance>> {
-    let files = pool.instances.as_ref()?;
+    // An on-prem pool is refused `instances` with the fields of other pool types.
+    let files = pool
+        .instances
+        .as_ref()
+        .filter(|_| pool.pool_type != PoolType::OnPrem)?;
     for (field, is_set, why) in PER_INSTANCE {
         if is_set(pool) {
             c.push(
