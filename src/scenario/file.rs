@@ -375,15 +375,17 @@ pub struct InstanceFile {
     #[schemars(range(min = 1, max = 1024))]
     pub gpus: u32,
     /// Price per GPU-hour of this size (reserved: its on-demand list price); all its GPUs are
-    /// billed. Required.
+    /// billed. Default: the pool's `price_per_gpu_h` (then it follows the pool's schedule or
+    /// trace too); one of the two is required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 1e15), extend("exclusiveMinimum" = 0))]
-    pub price_per_gpu_h: f64,
+    pub price_per_gpu_h: Option<f64>,
     /// Reserved pools: instances of this size committed, 0 to 1000000. Required there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = 1_000_000))]
     pub nodes: Option<u32>,
     /// On-demand and spot pools: quota of this size, most instances alive at once.
-    /// Default: unlimited.
+    /// Default: the pool's `max_nodes` (unlimited without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1_000_000))]
     pub max_nodes: Option<u32>,
@@ -485,10 +487,11 @@ pub struct PoolFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1024))]
     pub gpus_per_node: Option<u32>,
-    /// Cloud pools: the instance sizes the pool sells, instead of one `gpus_per_node` and
-    /// `price_per_gpu_h` (and a reserved pool's `nodes`, an elastic pool's `max_nodes`):
-    /// `[{ name = "g6e.xlarge", gpus = 1, price_per_gpu_h = 1.86 }, { gpus = 8, ... }]`.
-    /// A job rents the smallest size that holds its gang on one node. Default: none.
+    /// Cloud pools: the instance sizes the pool sells, instead of one `gpus_per_node` (and a
+    /// reserved pool's `nodes`): `[{ name = "g6e.xlarge", gpus = 1, price_per_gpu_h = 1.86 },
+    /// { gpus = 8 }]`; the pool's `price_per_gpu_h` and `max_nodes` are the default of each
+    /// size. A job takes free GPUs of any size that holds its gang on one node, else rents
+    /// the smallest. Default: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 16))]
     pub instances: Option<Vec<InstanceFile>>,

@@ -225,10 +225,23 @@ pub fn run_overrides(
 /// What `fleetsim validate` says of a valid scenario, after `ORIGIN: valid: `: its workloads,
 /// pools, strategies, horizon and replications.
 pub fn describe(config: &Config) -> String {
+    let sizes = config.pools.iter().filter(|p| p.shape.is_some()).count();
+    let declared = config
+        .pools
+        .iter()
+        .filter(|p| p.shape.as_ref().is_none_or(|s| s.largest))
+        .count();
+    let pools = if sizes == 0 {
+        format!("{declared} pool(s)")
+    } else {
+        format!(
+            "{declared} pool(s) ({} with their instance sizes)",
+            config.pools.len()
+        )
+    };
     format!(
-        "{} workload(s), {} pool(s), {} strateg{} over {} months from {}, {} replications",
+        "{} workload(s), {pools}, {} strateg{} over {} months from {}, {} replications",
         config.workloads.len(),
-        config.pools.len(),
         config.strategies.len(),
         if config.strategies.len() == 1 {
             "y"

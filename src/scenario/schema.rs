@@ -210,24 +210,24 @@ fn instance_rule(pool_type: PoolType) -> Json {
 }
 
 /// A pool gives one node size (`gpus_per_node`) or its `instances`, not both; with
-/// instances, the price, commitment and quota go per instance, and no schedule or trace
-/// gives one price.
+/// instances, a reserved pool commits `nodes` per size, every size has a price (its own or the
+/// pool's), and a schedule or trace (one price) goes only with sizes at the pool's price.
 fn instances_rules() -> Vec<Json> {
-    let per_instance = [
-        "gpus_per_node",
-        "price_per_gpu_h",
-        "nodes",
-        "max_nodes",
-        "price_schedule",
-        "price_trace",
-    ];
-    let refused: Map<String, Json> = per_instance
-        .iter()
-        .map(|field| (field.to_string(), Json::Bool(false)))
-        .collect();
+    let own_price = json!({ "required": ["price_per_gpu_h"] });
     vec![
         json!({ "oneOf": [{ "required": ["gpus_per_node"] }, { "required": ["instances"] }] }),
-        json!({ "if": { "required": ["instances"] }, "then": { "properties": refused } }),
+        json!({ "if": { "required": ["instances"] }, "then": { "properties": { "nodes": false } } }),
+        json!({
+            "if": { "required": ["instances"], "not": { "required": ["price_per_gpu_h"] } },
+            "then": { "properties": { "instances": { "items": own_price } } }
+        }),
+        json!({
+            "if": {
+                "required": ["instances"],
+                "properties": { "instances": { "contains": own_price } }
+            },
+            "then": { "properties": { "price_schedule": false, "price_trace": false } }
+        }),
     ]
 }
 

@@ -18,42 +18,23 @@ const INSTANCES_MAX: usize = 16;
 /// The most characters of an instance's name.
 const INSTANCE_NAME_CHARS_MAX: usize = 32;
 
-/// Fields a pool that lists `instances` gives per instance (or cannot have), and why.
-const PER_INSTANCE: [(&str, fn(&PoolFile) -> bool, &str); 6] = [
+/// Fields a pool that lists `instances` cannot have, and why.
+const PER_INSTANCE: [(&str, fn(&PoolFile) -> bool, &str); 2] = [
     (
         "gpus_per_node",
         |p| p.gpus_per_node.is_some(),
         "each instance gives its `gpus`",
     ),
     (
-        "price_per_gpu_h",
-        |p| p.price_per_gpu_h.is_some(),
-        "each instance gives its `price_per_gpu_h`",
-    ),
-    (
         "nodes",
         |p| p.nodes.is_some(),
         "a reserved pool commits `nodes` per instance",
     ),
-    (
-        "max_nodes",
-        |p| p.max_nodes.is_some(),
-        "an elastic pool's quota is `max_nodes` per instance",
-    ),
-    (
-        "price_schedule",
-        |p| p.price_schedule.is_some(),
-        "a schedule gives one price; use price_change_per_year, or one pool per instance",
-    ),
-    (
-        "price_trace",
-        |p| p.price_trace.is_some(),
-        "a trace gives one price; use price_change_per_year, or one pool per instance",
-    ),
 ];
 
 /// The pool's instances, checked and smallest first (`None` when it lists none; those with a
-/// problem are left out, and the problem pushed).
+/// problem are left out, and the problem pushed). An instance without its own
+/// `price_per_gpu_h` or `max_nodes` takes the pool's.
 pub(super) fn check_instances(
     c: &mut Checker<'_>,
     pool: &PoolFile,
@@ -82,29 +63,50 @@ pub(super) fn check_instances(
             ),
         );
     }
-    let reserved = pool.pool_type == PoolType::Reserved;
+    one_price_curve(c, pool, files, at);
     let mut instances: Vec<Instance> = files
         .iter()
         .enumerate()
-        .filter_map(|(i, file)| {
-            check_instance(c, file, &format!("{at}.instances[{i}]"), gpu, reserved)
-        })
+        .filter_map(|(i, file)| check_instance(c, file, pool, &format!("{at}.instances[{i}]"), gpu))
         .collect();
     unique(c, &instances, at);
     instances.sort_by_key(|instance| instance.gpus);
     Some(instances)
 }
 
+/// A schedule or trace gives one price: only sizes at the pool's price can follow it.
+fn one_price_curve(c: &mut Checker<'_>, pool: &PoolFile, files: &[InstanceFile], at: &str) {
+    let own = files.iter().position(|i| i.price_per_gpu_h.is_some());
+    let curve = [
+        ("price_schedule", pool.price_schedule.is_some()),
+        ("price_trace", pool.price_trace.is_some()),
+    ];
+    if let (Some(i), Some((field, _))) = (own, curve.iter().find(|(_, set)| *set)) {
+        c.push(
+            &format!("{at}.{field}"),
+            format!(
+                "gives one price, but instances[{i}] has its own price_per_gpu_h: give the sizes the pool's price_per_gpu_h, or use price_change_per_year"
+            ),
+        );
+    }
+}
+
 fn check_instance(
     c: &mut Checker<'_>,
     file: &InstanceFile,
+    pool: &PoolFile,
     at: &str,
     gpu: Option<&str>,
-    reserved: bool,
 ) -> Option<Instance> {
     let problems = c.issues.len();
+    let reserved = pool.pool_type == PoolType::Reserved;
     let gpus = c.count(file.gpus, &format!("{at}.gpus"), 1, GPUS_PER_NODE_MAX);
-    let price = c.positive(file.price_per_gpu_h, &format!("{at}.price_per_gpu_h"));
+    let price = c.required(
+        file.price_per_gpu_h.or(pool.price_per_gpu_h),
+        &format!("{at}.price_per_gpu_h"),
+        "its price per GPU-hour, or the pool's price_per_gpu_h for every size",
+    );
+    let price = price.map_or(1.0, |p| c.positive(p, &format!("{at}.price_per_gpu_h")));
     let nodes = if reserved {
         let nodes = c.required(
             file.nodes,
@@ -129,7 +131,9 @@ fn check_instance(
             );
             None
         }
-        (_, max_nodes) => max_nodes.map(|m| c.count(m, &format!("{at}.max_nodes"), 1, NODES_MAX)),
+        (_, max_nodes) => max_nodes
+            .or(pool.max_nodes)
+            .map(|m| c.count(m, &format!("{at}.max_nodes"), 1, NODES_MAX)),
     };
     if let Some(problem) = file.name.as_deref().and_then(instance_name_problem) {
         c.push(&format!("{at}.name"), problem);
@@ -180,13 +184,14 @@ fn unique(c: &mut Checker<'_>, instances: &[Instance], at: &str) {
     }
 }
 
-/// The pool as the checks see it before the split: the largest node, the smallest size's
-/// price (the pool's curve is scaled from it). With no valid instance (its problems are
-/// reported) it takes placeholders, so that no field is also reported missing.
+/// The pool as the checks see it before the split: the largest node, its own price (else the
+/// smallest size's; the sizes' curves are scaled from it). With no valid instance (its
+/// problems are reported) it takes placeholders, so that no field is also reported missing.
 pub(super) fn stand_in(pool: &PoolFile, instances: &[Instance]) -> PoolFile {
     let mut stand_in = pool.clone();
     stand_in.gpus_per_node = Some(instances.last().map_or(1, |i| i.gpus));
-    stand_in.price_per_gpu_h = Some(instances.first().map_or(1.0, |i| i.price_per_gpu_h));
+    let smallest = instances.first().map_or(1.0, |i| i.price_per_gpu_h);
+    stand_in.price_per_gpu_h = Some(pool.price_per_gpu_h.unwrap_or(smallest));
     stand_in.nodes = (pool.pool_type == PoolType::Reserved).then_some(0);
     stand_in.max_nodes = None;
     stand_in
@@ -265,8 +270,11 @@ fn one_size(pool: &Pool, size: &Instance, largest: bool) -> Pool {
 }
 
 /// The pool's curve (which starts at `base`) for `size`: the size's price, changing as the
-/// pool's does (exactly the size's price while the pool's does not change).
+/// pool's does (the pool's curve itself for a size at the pool's price).
 fn scaled(curve: &PriceCurve, base: f64, size: &Instance) -> PriceCurve {
+    if size.price_per_gpu_h == base {
+        return curve.clone();
+    }
     let at = |price: f64| size.price_per_gpu_h * (price / base);
     match curve {
         PriceCurve::Monthly(prices) => PriceCurve::Monthly(prices.iter().map(|&p| at(p)).collect()),

@@ -31,10 +31,6 @@ pub fn attach(
     let base = origin.parent().unwrap_or(Path::new(""));
     let mut issues = Vec::new();
     for written in &file.pool {
-        // A pool with instance sizes takes no price trace: this is a pool of one size.
-        let Some(pool) = super::pools_of(&mut checked.config.pools, written).next() else {
-            continue;
-        };
         let traces = [
             (
                 written.price_trace.as_ref(),
@@ -61,10 +57,16 @@ pub fn attach(
                 }
             };
             let curve = PriceCurve::Steps(Arc::new(steps));
-            match &mut pool.kind {
-                PoolKind::OnPrem(on_prem) => on_prem.electricity = curve,
-                PoolKind::Reserved(reserved) => reserved.list_price = curve,
-                PoolKind::OnDemand(elastic) | PoolKind::Spot(elastic, _) => elastic.price = curve,
+            // Every instance size of the pool: the checks let only sizes at the pool's
+            // price have a trace.
+            for pool in super::pools_of(&mut checked.config.pools, written) {
+                match &mut pool.kind {
+                    PoolKind::OnPrem(on_prem) => on_prem.electricity = curve.clone(),
+                    PoolKind::Reserved(reserved) => reserved.list_price = curve.clone(),
+                    PoolKind::OnDemand(elastic) | PoolKind::Spot(elastic, _) => {
+                        elastic.price = curve.clone()
+                    }
+                }
             }
         }
     }
