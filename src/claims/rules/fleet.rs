@@ -577,6 +577,20 @@ mod tests {
             "{}",
             finding.figure
         );
+        // A price that falls over the horizon is given as its range: the break-even is the
+        // whole horizon's, not one month's.
+        let falling = super::super::tests::config(
+            "05-on-prem-break-even",
+            &[("pool.specialist.price_change_per_year", -0.25)],
+        );
+        let finding = judge(on_prem_break_even, &falling, path, &rates, demand(0.6, 0.4));
+        let boundary = finding.boundary.unwrap();
+        assert!(
+            boundary.contains(
+                "against a cloud at 4.5 EUR/GPU-h at the start, 1.94 to 4.50 over the 36 months"
+            ),
+            "{boundary}"
+        );
     }
 
     fn pool_row(strategy: &str, pool: &str, utilization: f64) -> PoolRow {
