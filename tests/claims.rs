@@ -159,6 +159,60 @@ fn the_committed_page_has_the_shape_the_command_writes() {
     // Both pages are outside the repository (absolute paths): their links start at its root.
     assert_eq!(again, written);
 
+    // The rules read their figures from the scenarios: a cheaper specialist cloud in claim 5's
+    // is the price its page states, and a payback sweep without the scenario's own price
+    // names the missing point instead of judging another.
+    let scenarios = dir.join("scenarios");
+    fs::create_dir_all(&scenarios).unwrap();
+    for entry in fs::read_dir("scenarios/claims").unwrap() {
+        let path = entry.unwrap().path();
+        let mut text = fs::read_to_string(&path).unwrap();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if name.starts_with("05-") {
+            text = text.replacen("price_per_gpu_h = 4.5", "price_per_gpu_h = 3.5", 1);
+        }
+        if name.starts_with("06-") {
+            text = text.replace("[3.0, 4.5, 6.0, 7.5]", "[3.0, 6.0, 7.5]");
+        }
+        fs::write(scenarios.join(name), text).unwrap();
+    }
+    let changed = dir.join("changed.md");
+    claims(&[
+        "--replications",
+        "2",
+        "--only",
+        "5,6",
+        "--scenarios",
+        scenarios.to_str().unwrap(),
+        "--out",
+        out,
+        "--doc",
+        changed.to_str().unwrap(),
+    ]);
+    let changed = fs::read_to_string(&changed).unwrap();
+    let section = |page: &str, n: u8| -> String {
+        let start = page.find(&format!("\n## {n}. ")).unwrap();
+        let end = page[start + 1..]
+            .find("\n## ")
+            .map_or(page.len(), |e| start + 1 + e);
+        page[start..end].to_string()
+    };
+    let five = section(&changed, 5);
+    assert!(five.contains("renting at 3.5 EUR/GPU-h"), "{five}");
+    assert!(!five.contains("4.5 EUR/GPU-h"), "{five}");
+    let six = section(&changed, 6);
+    assert!(
+        six.contains("no point at the scenario's own `pool.cloud.price_per_gpu_h` = 4.5"),
+        "{six}"
+    );
+    // The committed page states how its boundaries were found and whether each verdict
+    // stands at 10 replications.
+    assert!(
+        committed.contains("found by bisection with 30 replications per run"),
+        "{committed:.400}"
+    );
+    assert_eq!(committed.matches("- **Stability:** ").count(), 10);
+
     // Other options with --only: the claims not redone hold other results, and say so.
     let out_bad = fleetsim(&[
         "claims",

@@ -191,9 +191,19 @@ fn run_claim(
                 true => Drawing::Sweep,
                 false => Drawing::Nothing,
             };
-            Ok((study::judge(claim, options, &plan, &dir, outcome), drawing))
+            Ok((
+                study::judge(claim, options, &plan, &dir, outcome, ctx.stop),
+                drawing,
+            ))
         },
     )?;
+    // A stop during the direct runs leaves the finding without them: not a result.
+    if ctx.stop.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(AppError::Interrupted {
+            after_s: None,
+            left: still_to_do(claim.number),
+        });
+    }
     let verdict = match &outcome.finding {
         Ok(finding) => finding.verdict.words(),
         Err(missing) => Verdict::Undecided(missing.clone()).words(),

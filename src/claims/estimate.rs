@@ -2,8 +2,8 @@
 //! `summary.csv` rows, and the few ways the rules combine them (savings against a baseline,
 //! ratios, differences, the parameter value where a curve crosses a level).
 
-use crate::records::SummaryRow;
 use crate::records::metric;
+use crate::records::{PoolRow, SummaryRow};
 
 /// A mean and its 95 % interval (Student-t over replications, as `summary.csv` gives it).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,6 +36,11 @@ impl Estimate {
         )
     }
 
+    /// Half the interval's width.
+    pub fn half_width(self) -> f64 {
+        (self.high - self.low) / 2.0
+    }
+
     /// `self - other` for two estimates whose errors are not paired: the half-widths add in
     /// quadrature (conservative under common random numbers, which correlate them positively).
     pub fn minus(self, other: Estimate) -> Estimate {
@@ -46,11 +51,13 @@ impl Estimate {
     }
 }
 
-/// One sweep point: its parameter values (in the sweep's order) and its `summary.csv` rows.
+/// One sweep point (or direct run): its parameter values (in the sweep's order), its
+/// `summary.csv` rows and its `pools.csv` rows (per strategy, replication and pool).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Point {
     pub values: Vec<f64>,
     pub summary: Vec<SummaryRow>,
+    pub pools: Vec<PoolRow>,
 }
 
 impl Point {
@@ -68,6 +75,23 @@ impl Point {
     /// replications have no value, e.g. a break-even that never came).
     pub fn count(&self, strategy: &str, metric: &str) -> Result<u32, String> {
         self.row(strategy, metric).map(|row| row.n)
+    }
+
+    /// The mean utilisation of `pool` under `strategy` over the replications (busy over paid
+    /// GPU-hours of that pool alone).
+    pub fn pool_utilisation(&self, strategy: &str, pool: &str) -> Result<f64, String> {
+        let rows: Vec<f64> = self
+            .pools
+            .iter()
+            .filter(|row| row.strategy == strategy && row.pool == pool)
+            .map(|row| row.utilization)
+            .collect();
+        if rows.is_empty() {
+            return Err(format!(
+                "no `pools.csv` rows of pool `{pool}` under strategy `{strategy}`"
+            ));
+        }
+        Ok(rows.iter().sum::<f64>() / rows.len() as f64)
     }
 
     fn row(&self, strategy: &str, metric: &str) -> Result<&SummaryRow, String> {
@@ -119,6 +143,22 @@ impl Band {
         Band { low, high }
     }
 
+    /// The estimate of `estimates` nearest to crossing an edge of the band (relative to its
+    /// interval), with that edge: the one a firm verdict needs most replications for.
+    pub fn margin(self, estimates: &[Estimate]) -> Option<Margin> {
+        estimates
+            .iter()
+            .map(|&e| {
+                let edge = if (e.mean - self.low).abs() < (e.mean - self.high).abs() {
+                    self.low
+                } else {
+                    self.high
+                };
+                Margin { estimate: e, edge }
+            })
+            .max_by(|a, b| a.closeness().total_cmp(&b.closeness()))
+    }
+
     pub fn judge(self, estimate: Estimate) -> Position {
         if estimate.high < self.low {
             Position::Below
@@ -129,6 +169,38 @@ impl Band {
         } else {
             Position::Straddles
         }
+    }
+}
+
+/// A figure and the edge it is judged against.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Margin {
+    pub estimate: Estimate,
+    pub edge: f64,
+}
+
+impl Margin {
+    /// The interval's half-width over the mean's distance to the edge: above 1 the interval
+    /// reaches across the edge.
+    pub fn closeness(self) -> f64 {
+        let distance = (self.estimate.mean - self.edge).abs();
+        if distance == 0.0 {
+            f64::INFINITY
+        } else {
+            self.estimate.half_width() / distance
+        }
+    }
+
+    /// The replications that would shrink the interval (measured over `replications`) to
+    /// the mean's distance from the edge: the interval narrows as one over the square root
+    /// of the count. None when the mean sits on the edge.
+    pub fn replications_needed(self, replications: u32) -> Option<u64> {
+        let closeness = self.closeness();
+        if !closeness.is_finite() {
+            return None;
+        }
+        let needed = (f64::from(replications) * closeness * closeness).ceil();
+        Some((needed as u64).max(2))
     }
 }
 
@@ -203,6 +275,7 @@ pub(crate) mod tests {
                     n: 20,
                 })
                 .collect(),
+            pools: Vec::new(),
         }
     }
 
@@ -217,6 +290,27 @@ pub(crate) mod tests {
             band.judge(Estimate::new(0.61, 0.58, 0.64)),
             Position::Straddles
         );
+    }
+
+    #[test]
+    fn replications_needed_grow_with_the_square_of_the_closeness() {
+        // Half-width 2 at a distance of 1 from the edge over 10 replications: 40 needed.
+        let margin = Margin {
+            estimate: Estimate::new(31.0, 29.0, 33.0),
+            edge: 30.0,
+        };
+        assert_eq!(margin.replications_needed(10), Some(40));
+        let on_edge = Margin {
+            estimate: Estimate::new(30.0, 29.0, 31.0),
+            edge: 30.0,
+        };
+        assert_eq!(on_edge.replications_needed(10), None);
+        // The band picks the estimate nearest its edges.
+        let band = Band::new(0.6, 0.9);
+        let near = Estimate::new(0.62, 0.58, 0.66);
+        let far = Estimate::new(0.75, 0.74, 0.76);
+        let margin = band.margin(&[far, near]).unwrap();
+        assert_eq!((margin.estimate, margin.edge), (near, 0.6));
     }
 
     #[test]

@@ -7,19 +7,29 @@
 //!   point's `summary.csv` rows, bands and crossings.
 //! - `rules/`: one small function per claim, from the points of its sweep to a [`Finding`]:
 //!   a verdict, the figure with its interval and the boundary the sweep found.
-//! - [`study`]: runs the sweeps into `output/claims/` (through `sweep` and `output`) and
-//!   hands the points to the rules.
+//! - [`figures`]: what a rule reads of the claim's scenario (prices, node sizes, the judged
+//!   point), so that no figure of a scenario is copied into a rule.
+//! - [`bisect`]: boundaries found by direct runs of the scenario, bisecting its swept field.
+//! - [`runs`]: those direct runs, in memory, through `sweep`'s planning and `runner`.
+//! - [`study`]: runs the sweeps into `output/claims/` (through `sweep` and `output`), the
+//!   direct runs, and judges each claim at the study's replications and at 10.
 //! - [`doc`]: the Markdown page, `docs/claims.md`, written from the findings alone.
 //!
 //! A verdict never rests on a mean alone: a figure "holds" only when its whole interval lies
 //! in the claim's band, and a rule says "undecided" when the interval straddles the edge.
 
+pub mod bisect;
 pub mod doc;
 pub mod estimate;
+pub mod figures;
 mod rules;
+pub mod runs;
 pub mod study;
 
-pub use estimate::{Band, Estimate, Point, Position};
+pub use bisect::{Boundary, Probe};
+pub use estimate::{Band, Estimate, Margin, Point, Position};
+
+use crate::scenario::Config;
 
 /// What a rule concludes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +52,16 @@ impl Verdict {
             Verdict::Undecided(why) => format!("undecided: {why}"),
         }
     }
+
+    /// The verdict without its condition or reason: what must agree between replication counts.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::HoldsOnlyWhen(_) => "holds only when",
+            Verdict::DoesNotHold => "does not hold here",
+            Verdict::Undecided(_) => "undecided",
+        }
+    }
 }
 
 /// A claim's result.
@@ -52,11 +72,25 @@ pub struct Finding {
     pub figure: String,
     /// The boundary the sweep found, in a sentence (None when the sweep shows none).
     pub boundary: Option<String>,
+    /// The figure nearest to deciding the verdict otherwise, against the edge it is judged
+    /// by: how many replications a firm verdict needs follows from it.
+    pub margin: Option<Margin>,
 }
 
-/// A rule: the points of a claim's sweep, in the sweep's order, to its finding (or a message
-/// naming what the results lack).
-pub type Rule = fn(&[Point]) -> Result<Finding, String>;
+/// What a rule judges: the claim's scenario as loaded (with `--set`, before its sweep), the
+/// points of its sweep in the sweep's order, and direct runs at other values of the swept
+/// fields (at the same replications as the points).
+pub struct Evidence<'a> {
+    pub config: &'a Config,
+    /// The swept fields' paths, in the sweep's order.
+    pub swept: &'a [String],
+    pub points: &'a [Point],
+    pub probe: &'a dyn Probe,
+}
+
+/// A rule: the evidence of a claim to its finding (or a message naming what the scenario or
+/// the results lack).
+pub type Rule = fn(&Evidence<'_>) -> Result<Finding, String>;
 
 /// One claim of the study.
 #[derive(Debug, Clone, Copy)]
@@ -199,5 +233,7 @@ mod tests {
             "holds only when nodes live a day"
         );
         assert_eq!(Verdict::DoesNotHold.words(), "does not hold here");
+        assert_eq!(Verdict::Undecided("x".into()).kind(), "undecided");
+        assert_eq!(Verdict::HoldsOnlyWhen("x".into()).kind(), "holds only when");
     }
 }

@@ -12,7 +12,7 @@ use crate::scenario::run_overrides;
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Each claim is a scenario with a [sweep] in scenarios/claims/ and a rule in src/claims/rules/; the page says, per claim, the verdict (holds / holds only when ... / does not hold here / undecided), the figure with its 95 % interval, the boundary the sweep found and the chart that shows it.\n\nExamples:\n  fleetsim claims                               # all ten, 30 replications per point, about a minute on 2 cores\n  fleetsim claims --only 3,5                    # redo claims 3 and 5, reuse the others' folders\n  fleetsim claims --replications 100 --seed 7   # narrower intervals, one seed for all\n  fleetsim claims --replications 2 --doc /tmp/claims.md --out /tmp/claims   # a quick look"
+    after_help = "Each claim is a scenario with a [sweep] in scenarios/claims/ and a rule in src/claims/rules/; the page says, per claim, the verdict (holds / holds only when ... / does not hold here / undecided), the figure with its 95 % interval, the boundary (found by direct runs bisecting the swept field), whether the verdict is the same at 10 replications, and the chart that shows it.\n\nExamples:\n  fleetsim claims                               # all ten, 30 replications per point, a few minutes on 2 cores\n  fleetsim claims --only 3,5                    # redo claims 3 and 5, reuse the others' folders\n  fleetsim claims --replications 100 --seed 7   # narrower intervals, one seed for all\n  fleetsim claims --replications 2 --doc /tmp/claims.md --out /tmp/claims   # a quick look"
 )]
 pub(super) struct ClaimsArgs {
     /// Replications per strategy at every point of every claim's sweep

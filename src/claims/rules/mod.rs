@@ -1,5 +1,7 @@
-//! One function per claim, from the points of its sweep to a [`Finding`](super::Finding).
-//! Strategy names are those of the claim's scenario in `scenarios/claims/`.
+//! One function per claim, from its [`Evidence`](super::Evidence) to a
+//! [`Finding`](super::Finding). Strategy names are the roles the claim's scenario in
+//! `scenarios/claims/` must define; every price, size and label comes from its `Config` (see
+//! [`figures`](super::figures)) or its results.
 //!
 //! - [`prices`]: claims about price lists and the bills they give (1, 2, 3, 7);
 //! - [`fleet`]: owning against renting (4, 5, 6, 9);
@@ -34,30 +36,83 @@ fn over_sweep(positions: &[Position], condition: Option<String>) -> Verdict {
     }
 }
 
-/// The verdict of one figure: its position in the claim's band.
-fn at_point(position: Position) -> Verdict {
-    match position {
-        Position::Inside => Verdict::Holds,
-        Position::Below | Position::Above => Verdict::DoesNotHold,
-        Position::Straddles => {
+/// The verdict of one figure: its position in the claim's band; outside it, the claim still
+/// holds under `condition` when the boundary found one.
+fn at_point(position: Position, condition: Option<String>) -> Verdict {
+    match (position, condition) {
+        (Position::Inside, _) => Verdict::Holds,
+        (Position::Straddles, _) => {
             Verdict::Undecided("the interval straddles the edge of the claim's range".into())
         }
+        (Position::Below | Position::Above, Some(condition)) => Verdict::HoldsOnlyWhen(condition),
+        (Position::Below | Position::Above, None) => Verdict::DoesNotHold,
     }
 }
 
-/// The point whose first parameter is `x` (the scenario's own value), else the middle one.
-fn point_at(points: &[super::Point], x: f64) -> Result<&super::Point, String> {
-    points
-        .iter()
-        .find(|p| (p.x() - x).abs() < 1e-9)
-        .or_else(|| points.get(points.len() / 2))
-        .ok_or_else(|| "the sweep has no points".to_string())
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use super::super::bisect::Probe;
+    use super::super::{Evidence, Point};
     use super::*;
+    use crate::scenario::{Config, Override};
     use Position::*;
+
+    /// A claim's scenario from `scenarios/claims/`, with `set` applied.
+    pub fn config(id: &str, set: &[(&str, f64)]) -> Config {
+        let set: Vec<Override> = set
+            .iter()
+            .map(|&(path, value)| Override::new(path, toml::Value::Float(value)))
+            .collect();
+        let path = format!("scenarios/claims/{id}.toml");
+        crate::scenario::load(std::path::Path::new(&path), &set)
+            .unwrap()
+            .config
+    }
+
+    /// Direct runs made by a function of the swept values.
+    pub struct Model<F: Fn(&[f64]) -> Point>(pub F);
+
+    impl<F: Fn(&[f64]) -> Point> Probe for Model<F> {
+        fn run(&self, values: &[f64]) -> Result<Point, String> {
+            Ok((self.0)(values))
+        }
+        fn replications(&self) -> u32 {
+            20
+        }
+    }
+
+    /// The finding of `rule` on points made by `model` at `xs` of the one swept field `swept`,
+    /// with `model` as the direct runs.
+    pub fn judge<F: Fn(&[f64]) -> Point>(
+        rule: super::super::Rule,
+        config: &Config,
+        swept: &str,
+        xs: &[f64],
+        model: F,
+    ) -> super::super::Finding {
+        let values: Vec<Vec<f64>> = xs.iter().map(|&x| vec![x]).collect();
+        judge_at(rule, config, &[swept], &values, model)
+    }
+
+    /// [`judge`] of a sweep over several fields, at each of `values`.
+    pub fn judge_at<F: Fn(&[f64]) -> Point>(
+        rule: super::super::Rule,
+        config: &Config,
+        swept: &[&str],
+        values: &[Vec<f64>],
+        model: F,
+    ) -> super::super::Finding {
+        let points: Vec<Point> = values.iter().map(|v| model(v)).collect();
+        let swept: Vec<String> = swept.iter().map(|s| s.to_string()).collect();
+        let probe = Model(model);
+        rule(&Evidence {
+            config,
+            swept: &swept,
+            points: &points,
+            probe: &probe,
+        })
+        .unwrap()
+    }
 
     #[test]
     fn a_sweep_holds_only_where_its_intervals_are_in_the_band() {
@@ -80,8 +135,12 @@ mod tests {
 
     #[test]
     fn one_figure_holds_inside_the_band_only() {
-        assert_eq!(at_point(Inside), Verdict::Holds);
-        assert_eq!(at_point(Below), Verdict::DoesNotHold);
-        assert!(matches!(at_point(Straddles), Verdict::Undecided(_)));
+        assert_eq!(at_point(Inside, None), Verdict::Holds);
+        assert_eq!(at_point(Below, None), Verdict::DoesNotHold);
+        assert_eq!(
+            at_point(Below, Some("x".into())),
+            Verdict::HoldsOnlyWhen("x".into())
+        );
+        assert!(matches!(at_point(Straddles, None), Verdict::Undecided(_)));
     }
 }

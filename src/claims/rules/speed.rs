@@ -1,117 +1,191 @@
 //! Claims 8 and 10: faster arithmetic, and smaller GPUs.
 
-use super::super::estimate::{Band, Estimate, Point, crossing, percent_ci, value_ci};
-use super::super::{Finding, Verdict};
-use super::over_sweep;
+use super::super::bisect::{Search, boundary};
+use super::super::estimate::{Band, Estimate, Margin, Point, percent, percent_ci, value_ci};
+use super::super::figures;
+use super::super::{Evidence, Finding, Position, Verdict};
+use super::at_point;
 use crate::records::metric;
 
-/// Claim 8: paid GPU-hours without mixed precision over those with it, at each kernel
-/// speedup; holds if every speedup in 2-4 gives a cut in 2-4.
-pub fn mixed_precision(points: &[Point]) -> Result<Finding, String> {
+/// The strategies of `scenarios/claims/08-mixed-precision.toml`.
+const FULL_PRECISION: &str = "full-precision";
+const MIXED_PRECISION: &str = "mixed-precision";
+/// Of `10-small-gpus.toml`: one per GPU type, each on its own pool.
+const H100: &str = "h100";
+const A100: &str = "a100";
+const L4: &str = "l4";
+const T4: &str = "t4";
+
+/// Bisection precisions, in the swept fields' units.
+const SPEEDUP_PRECISION: f64 = 0.01;
+const SPEED_PRECISION: f64 = 0.005;
+
+/// Paid GPU-hours without mixed precision over those with it, and the same of the bills.
+fn cuts(p: &Point) -> Result<(Estimate, Estimate), String> {
+    let hours = p
+        .stat(FULL_PRECISION, metric::GPU_HOURS_PAID)?
+        .ratio(p.stat(MIXED_PRECISION, metric::GPU_HOURS_PAID)?);
+    let cost = p
+        .stat(FULL_PRECISION, metric::TOTAL_COST)?
+        .ratio(p.stat(MIXED_PRECISION, metric::TOTAL_COST)?);
+    Ok((hours, cost))
+}
+
+/// Claim 8: the cut in paid GPU-hours at the scenario's own kernel speedup; holds if it is
+/// 2-4x, holds only when the kernels run at least as fast as the speedup that halves the
+/// GPU-hours (by direct runs) if it is less. The kernels' speedup is an input; what the
+/// figure adds is how much of it the overheads take.
+pub fn mixed_precision(e: &Evidence<'_>) -> Result<Finding, String> {
     let band = Band::new(2.0, 4.0);
-    let mut rows: Vec<(f64, Estimate, Estimate)> = Vec::new();
-    for p in points {
-        let full = p.stat("full-precision", metric::GPU_HOURS_PAID)?;
-        let mixed = p.stat("mixed-precision", metric::GPU_HOURS_PAID)?;
-        let cost = p
-            .stat("full-precision", metric::TOTAL_COST)?
-            .ratio(p.stat("mixed-precision", metric::TOTAL_COST)?);
-        rows.push((p.x(), full.ratio(mixed), cost));
+    let field = e.swept.first().ok_or("the sweep varies nothing")?;
+    let kernels = figures::mixed_precision_speedup(e.config, figures::swept_name(field)?)?;
+    let base = figures::judged_point(e.points, e.swept, kernels)?;
+    let (hours, cost) = cuts(base)?;
+    let side = |p: &Point| cuts(p).map(|(h, _)| h.mean - band.low);
+    let ordered: Vec<&Point> = e.points.iter().collect();
+    let search = Search {
+        side: &side,
+        precision: SPEEDUP_PRECISION,
+        integer: false,
+        rest: &[],
+    };
+    let edge = boundary(e.probe, &ordered, &search)?;
+    let position = band.judge(hours);
+    let condition = edge
+        .as_ref()
+        .filter(|_| position == Position::Below)
+        .map(|b| format!("the kernels run at least {}x faster", b.value(2, "")));
+    let mut at = Vec::new();
+    for p in e.points {
+        let (h, c) = cuts(p)?;
+        at.push(format!(
+            "{}x kernels: {} less GPU time, {:.2}x less cost",
+            p.x(),
+            value_ci(h, 2, "x"),
+            c.mean
+        ));
     }
-    let speedups: Vec<f64> = rows.iter().map(|r| r.0).collect();
-    let factors: Vec<f64> = rows.iter().map(|r| r.1.mean).collect();
-    let claimed: Vec<_> = rows
-        .iter()
-        .filter(|r| band.low <= r.0 && r.0 <= band.high)
-        .map(|r| band.judge(r.1))
-        .collect();
-    let edge = crossing(&speedups, &factors, band.low);
-    let at = rows
-        .iter()
-        .map(|(k, f, c)| {
-            format!(
-                "{k}x kernels: {} less GPU time, {:.2}x less cost",
-                value_ci(*f, 2, "x"),
-                c.mean
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
     Ok(Finding {
-        verdict: over_sweep(&claimed, edge.map(|k| format!("the kernels run at least {k:.2}x faster"))),
-        figure: format!("paid GPU-hours in full precision over mixed precision: {at}"),
-        boundary: edge.map(|k| {
+        verdict: at_point(position, condition),
+        figure: format!(
+            "at the scenario's {kernels}x kernel speedup, paid GPU-hours fall {} and the bill {:.2}x: checkpoint writes, restores, provisioning and idle timeouts, which mixed precision does not speed up, take {} of the kernel speedup; by speedup: {}",
+            value_ci(hours, 2, "x"),
+            cost.mean,
+            percent(1.0 - hours.mean / kernels),
+            at.join("; ")
+        ),
+        boundary: edge.map(|b| {
             format!(
-                "GPU time halves from a {k:.2}x kernel speedup: checkpoint writes, restores, provisioning and idle timeouts are not sped up"
+                "GPU time halves from a {}x kernel speedup ({})",
+                b.value(2, ""),
+                b.how()
             )
         }),
+        margin: band.margin(&[hours]),
     })
+}
+
+/// How far `small` is below `large` (positive: clearly cheaper), for the margin of a win.
+fn lead(small: Estimate, large: Estimate) -> Margin {
+    let gap = large.mean - small.mean;
+    let half = small.half_width() + large.half_width();
+    Margin {
+        estimate: Estimate::new(gap, gap - half, gap + half),
+        edge: 0.0,
+    }
+}
+
+/// The cheaper of the two large GPUs' bills at `p`.
+fn large_bill(p: &Point) -> Result<Estimate, String> {
+    let (h100, a100) = (
+        p.stat(H100, metric::TOTAL_COST)?,
+        p.stat(A100, metric::TOTAL_COST)?,
+    );
+    Ok(if a100.mean < h100.mean { a100 } else { h100 })
+}
+
+/// A GPU type's name and its node size, from the pool its strategy uses: `T4 (8 to a node)`.
+fn gpu_label(e: &Evidence<'_>, strategy: &str) -> Result<(String, u32), String> {
+    let pool = figures::first_pool(e.config, strategy)?;
+    Ok((
+        figures::gpu(e.config, pool).to_string(),
+        figures::gpus_per_node(pool),
+    ))
 }
 
 /// Claim 10: whether L4 and T4 serve the endpoint and run the fine-tuning for less than
 /// H100 and A100 (clearly: their intervals apart), at each L4 speed.
-pub fn small_gpus(points: &[Point]) -> Result<Finding, String> {
-    let mut l4_wins = Vec::new();
+pub fn small_gpus(e: &Evidence<'_>) -> Result<Finding, String> {
+    let (l4_name, _) = gpu_label(e, L4)?;
+    let (t4_name, t4_per_node) = gpu_label(e, T4)?;
+    let (h100_name, _) = gpu_label(e, H100)?;
+    let (a100_name, _) = gpu_label(e, A100)?;
+    let mut l4_wins = 0;
     let mut t4_wins = 0;
-    let mut l4_costs = Vec::new();
-    let mut big_costs = Vec::new();
+    let mut margins = Vec::new();
     let mut at = Vec::new();
-    for p in points {
-        let cost = |s: &str| p.stat(s, metric::TOTAL_COST);
-        let (h100, a100, l4, t4) = (cost("h100")?, cost("a100")?, cost("l4")?, cost("t4")?);
-        let big = if a100.mean < h100.mean { a100 } else { h100 };
-        if l4.high < big.low {
-            l4_wins.push(p.x());
-        }
-        if t4.high < big.low {
-            t4_wins += 1;
-        }
-        l4_costs.push(l4.mean);
-        big_costs.push(big.mean);
+    for p in e.points {
+        let big = large_bill(p)?;
+        let (l4, t4) = (
+            p.stat(L4, metric::TOTAL_COST)?,
+            p.stat(T4, metric::TOTAL_COST)?,
+        );
+        l4_wins += usize::from(l4.high < big.low);
+        t4_wins += usize::from(t4.high < big.low);
+        margins.extend([lead(l4, big), lead(t4, big)]);
         at.push(format!(
-            "L4 at {:.2} of an H100: L4 {}, T4 {}, A100 {} against H100",
+            "{l4_name} at {:.2} of an {h100_name}: {l4_name} {}, {t4_name} {}, {a100_name} {} against {h100_name}",
             p.x(),
-            signed(p.saving("l4", "h100")?),
-            signed(p.saving("t4", "h100")?),
-            signed(p.saving("a100", "h100")?)
+            signed(p.saving(L4, H100)?),
+            signed(p.saving(T4, H100)?),
+            signed(p.saving(A100, H100)?)
         ));
     }
-    let gap: Vec<f64> = l4_costs
-        .iter()
-        .zip(&big_costs)
-        .map(|(l, b)| l - b)
-        .collect();
-    let speeds: Vec<f64> = points.iter().map(Point::x).collect();
-    let edge = crossing(&speeds, &gap, 0.0);
-    let verdict = match (l4_wins.len(), t4_wins) {
-        (l, t) if l == points.len() && t == points.len() => Verdict::Holds,
-        (l, 0) if l == points.len() => Verdict::HoldsOnlyWhen(
-            "the GPUs are L4s: T4s (8 to a node here) cost more than H100s".into(),
-        ),
+    let side = |p: &Point| Ok(p.stat(L4, metric::TOTAL_COST)?.mean - large_bill(p)?.mean);
+    let ordered: Vec<&Point> = e.points.iter().collect();
+    let search = Search {
+        side: &side,
+        precision: SPEED_PRECISION,
+        integer: false,
+        rest: &[],
+    };
+    let edge = boundary(e.probe, &ordered, &search)?;
+    let n = e.points.len();
+    let verdict = match (l4_wins, t4_wins) {
+        (l, t) if l == n && t == n => Verdict::Holds,
+        (l, 0) if l == n => Verdict::HoldsOnlyWhen(format!(
+            "the GPUs are {l4_name}s: {t4_name}s ({t4_per_node} to a node here) are not clearly cheaper than the cheaper of {h100_name} and {a100_name}"
+        )),
         (0, 0) => Verdict::DoesNotHold,
-        _ => match edge {
-            Some(speed) => {
-                Verdict::HoldsOnlyWhen(format!("an L4 does at least {speed:.2} of an H100's work"))
-            }
-            None => Verdict::Undecided("L4 wins at some speeds only".into()),
+        _ => match &edge {
+            Some(b) => Verdict::HoldsOnlyWhen(format!(
+                "an {l4_name} does at least {} of an {h100_name}'s work",
+                b.value(3, "")
+            )),
+            None => Verdict::Undecided(format!("{l4_name} wins at some speeds only")),
         },
     };
+    let first_speed = e.points.first().map_or(f64::NAN, Point::x);
     Ok(Finding {
         verdict,
         figure: format!(
-            "each GPU type's bill (endpoint and fine-tuning) against H100: {}",
+            "each GPU type's bill (endpoint and fine-tuning) against {h100_name}: {}",
             at.join("; ")
         ),
         boundary: match edge {
-            Some(speed) => Some(format!(
-                "an L4 costs less than the cheaper of H100 and A100 from {speed:.2} of an H100's speed"
+            Some(b) => Some(format!(
+                "an {l4_name} costs less than the cheaper of {h100_name} and {a100_name} from {} of an {h100_name}'s speed ({})",
+                b.value(3, ""),
+                b.how()
             )),
-            None if l4_wins.len() == points.len() => Some(format!(
-                "an L4 costs less than H100 and A100 at every speed tried, from {:.2} of an H100's: a small endpoint on 1-GPU L4 nodes pays for fewer idle GPU-hours",
-                speeds.first().copied().unwrap_or(f64::NAN)
+            None if l4_wins == n => Some(format!(
+                "an {l4_name} costs less than {h100_name} and {a100_name} at every speed tried, from {first_speed:.2} of an {h100_name}'s"
             )),
             None => None,
         },
+        margin: margins
+            .into_iter()
+            .max_by(|a, b| a.closeness().total_cmp(&b.closeness())),
     })
 }
 
@@ -126,71 +200,103 @@ fn signed(saving: Estimate) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::super::estimate::tests::point;
+    use super::super::prices::tests::number_after;
+    use super::super::tests::{config, judge};
     use super::*;
 
-    fn precision_point(speedup: f64, full_h: f64, mixed_h: f64) -> Point {
-        point(
-            &[speedup],
-            &[
-                (
-                    "full-precision",
-                    metric::GPU_HOURS_PAID,
-                    full_h,
-                    full_h - 1.0,
-                    full_h + 1.0,
-                ),
-                (
-                    "mixed-precision",
-                    metric::GPU_HOURS_PAID,
-                    mixed_h,
-                    mixed_h - 1.0,
-                    mixed_h + 1.0,
-                ),
-                ("full-precision", metric::TOTAL_COST, full_h, full_h, full_h),
-                (
-                    "mixed-precision",
-                    metric::TOTAL_COST,
-                    mixed_h,
-                    mixed_h,
-                    mixed_h,
-                ),
-            ],
-        )
+    /// Full precision pays 1000 GPU-hours, mixed `1000 / speedup + overhead_h` (± 1 each).
+    fn precision(overhead_h: f64) -> impl Fn(&[f64]) -> Point {
+        move |v: &[f64]| {
+            let mixed_h = 1000.0 / v[0] + overhead_h;
+            point(
+                &[v[0]],
+                &[
+                    (
+                        FULL_PRECISION,
+                        metric::GPU_HOURS_PAID,
+                        1000.0,
+                        999.0,
+                        1001.0,
+                    ),
+                    (
+                        MIXED_PRECISION,
+                        metric::GPU_HOURS_PAID,
+                        mixed_h,
+                        mixed_h - 1.0,
+                        mixed_h + 1.0,
+                    ),
+                    (FULL_PRECISION, metric::TOTAL_COST, 1000.0, 1000.0, 1000.0),
+                    (
+                        MIXED_PRECISION,
+                        metric::TOTAL_COST,
+                        mixed_h,
+                        mixed_h,
+                        mixed_h,
+                    ),
+                ],
+            )
+        }
     }
 
     #[test]
-    fn mixed_precision_holds_only_from_the_speedup_that_halves_gpu_time() {
-        // 2x kernels give 1.8x (1000/555), 3x give 2.7x, 4x give 3.6x.
-        let points = [
-            precision_point(2.0, 1000.0, 555.0),
-            precision_point(3.0, 1000.0, 370.0),
-            precision_point(4.0, 1000.0, 278.0),
-        ];
-        let finding = mixed_precision(&points).unwrap();
-        let Verdict::HoldsOnlyWhen(condition) = &finding.verdict else {
-            panic!("{finding:?}")
+    fn mixed_precision_gives_each_verdict() {
+        let path = "workload.training.mixed_precision_speedup";
+        let speedups = [1.5, 2.0, 3.0, 4.0];
+        // The scenario's 3x kernels with 10 h of overheads: 1000 / 343.3 = 2.91x.
+        let config = config("08-mixed-precision", &[]);
+        let holds = judge(mixed_precision, &config, path, &speedups, precision(10.0));
+        assert_eq!(holds.verdict, Verdict::Holds);
+        assert!(
+            holds
+                .figure
+                .starts_with("at the scenario's 3x kernel speedup, paid GPU-hours fall 2.91x"),
+            "{}",
+            holds.figure
+        );
+        assert!(
+            holds.figure.contains("take 3 % of the kernel speedup"),
+            "{}",
+            holds.figure
+        );
+        // 200 h of overheads: 1.88x at 3x kernels; 2x needs 1000 / 300 = 3.33x kernels.
+        let only = judge(
+            mixed_precision,
+            &config,
+            path,
+            &[2.0, 3.0, 4.0, 6.0],
+            precision(200.0),
+        );
+        let Verdict::HoldsOnlyWhen(condition) = &only.verdict else {
+            panic!("{only:?}")
         };
-        // 2.0 between 1.80 at 2x and 2.70 at 3x: 2 + 0.2/0.9 = 2.22.
-        assert_eq!(condition, "the kernels run at least 2.22x faster");
-        let ideal = [
-            precision_point(2.0, 1000.0, 480.0),
-            precision_point(4.0, 1000.0, 260.0),
-        ];
-        assert_eq!(mixed_precision(&ideal).unwrap().verdict, Verdict::Holds);
-        let poor = [
-            precision_point(2.0, 1000.0, 800.0),
-            precision_point(4.0, 1000.0, 700.0),
-        ];
-        assert_eq!(
-            mixed_precision(&poor).unwrap().verdict,
-            Verdict::DoesNotHold
+        assert!(
+            (number_after(condition, "at least ") - 3.333).abs() <= 0.01,
+            "{condition}"
+        );
+        let poor = judge(mixed_precision, &config, path, &speedups, precision(400.0));
+        assert_eq!(poor.verdict, Verdict::DoesNotHold);
+        // 2.0x within ± 0.01 at 3x kernels: 1000 / 2 - 333.3 = 166.7 h.
+        let edge = judge(mixed_precision, &config, path, &speedups, precision(166.7));
+        assert!(matches!(edge.verdict, Verdict::Undecided(_)), "{edge:?}");
+        // The judged speedup is the scenario's.
+        let four = super::super::tests::config(
+            "08-mixed-precision",
+            &[("workload.training.mixed_precision_speedup", 4.0)],
+        );
+        let at_four = judge(mixed_precision, &four, path, &speedups, precision(10.0));
+        assert!(
+            at_four
+                .figure
+                .starts_with("at the scenario's 4x kernel speedup"),
+            "{}",
+            at_four.figure
         );
     }
 
     /// Bills of H100, A100, L4 and T4 (± 1), with the paired differences against H100.
     fn gpu_point(speed: f64, [h100, a100, l4, t4]: [f64; 4]) -> Point {
         let mut rows = Vec::new();
-        for (name, cost) in [("h100", h100), ("a100", a100), ("l4", l4), ("t4", t4)] {
+        for (name, cost) in [(H100, h100), (A100, a100), (L4, l4), (T4, t4)] {
             rows.push((name, metric::TOTAL_COST, cost, cost - 1.0, cost + 1.0));
             rows.push((
                 name,
@@ -204,26 +310,56 @@ mod tests {
     }
 
     #[test]
-    fn small_gpus_must_be_clearly_cheaper_than_both_large_ones() {
-        let both = [gpu_point(0.12, [100.0, 90.0, 70.0, 80.0])];
-        assert_eq!(small_gpus(&both).unwrap().verdict, Verdict::Holds);
-        let l4_only = [gpu_point(0.12, [100.0, 90.0, 70.0, 200.0])];
-        assert!(
-            matches!(small_gpus(&l4_only).unwrap().verdict, Verdict::HoldsOnlyWhen(c) if c.starts_with("the GPUs are L4s"))
+    fn small_gpus_gives_each_verdict() {
+        let config = config("10-small-gpus", &[]);
+        let path = "gpu_speed.L4";
+        let flat = |bills: [f64; 4]| move |v: &[f64]| gpu_point(v[0], bills);
+        let holds = judge(
+            small_gpus,
+            &config,
+            path,
+            &[0.12],
+            flat([100.0, 90.0, 70.0, 80.0]),
         );
-        // L4 costs 120 at 0.1 and 60 at 0.3 against 90: even at 0.2.
-        let faster = [
-            gpu_point(0.1, [100.0, 90.0, 120.0, 200.0]),
-            gpu_point(0.3, [100.0, 90.0, 60.0, 200.0]),
-        ];
+        assert_eq!(holds.verdict, Verdict::Holds);
+        let l4_only = judge(
+            small_gpus,
+            &config,
+            path,
+            &[0.12],
+            flat([100.0, 90.0, 70.0, 200.0]),
+        );
         assert_eq!(
-            small_gpus(&faster).unwrap().verdict,
-            Verdict::HoldsOnlyWhen("an L4 does at least 0.20 of an H100's work".into())
+            l4_only.verdict,
+            Verdict::HoldsOnlyWhen("the GPUs are L4s: T4s (8 to a node here) are not clearly cheaper than the cheaper of H100 and A100".into())
         );
-        let never = [gpu_point(0.12, [100.0, 90.0, 120.0, 200.0])];
-        assert_eq!(small_gpus(&never).unwrap().verdict, Verdict::DoesNotHold);
-        // Within a euro of the A100: not clearly cheaper.
-        let close = [gpu_point(0.12, [100.0, 90.0, 89.5, 200.0])];
-        assert_eq!(small_gpus(&close).unwrap().verdict, Verdict::DoesNotHold);
+        // L4 costs 12 / speed: even with the A100's 90 at 0.1333, not at the chord's point.
+        let faster = judge(small_gpus, &config, path, &[0.1, 0.3], |v: &[f64]| {
+            gpu_point(v[0], [100.0, 90.0, 12.0 / v[0], 200.0])
+        });
+        let Verdict::HoldsOnlyWhen(condition) = &faster.verdict else {
+            panic!("{faster:?}")
+        };
+        assert!(
+            (number_after(condition, "at least ") - 0.1333).abs() <= 0.005,
+            "{condition}"
+        );
+        let never = judge(
+            small_gpus,
+            &config,
+            path,
+            &[0.12],
+            flat([100.0, 90.0, 120.0, 200.0]),
+        );
+        assert_eq!(never.verdict, Verdict::DoesNotHold);
+        // The L4 wins at one speed, and no bracket lies between the two speeds.
+        let patchy = judge(small_gpus, &config, path, &[0.1, 0.3], |v: &[f64]| {
+            let l4 = if v[0] < 0.2 { 70.0 } else { 89.5 };
+            gpu_point(v[0], [100.0, 90.0, l4, 200.0])
+        });
+        assert!(
+            matches!(patchy.verdict, Verdict::Undecided(_)),
+            "{patchy:?}"
+        );
     }
 }
