@@ -380,6 +380,12 @@ pub struct InstanceFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 1e15), extend("exclusiveMinimum" = 0))]
     pub price_per_gpu_h: Option<f64>,
+    /// Instead of its own price: its price per GPU-hour as a multiple of the pool's
+    /// `price_per_gpu_h` (0.01 to 100), e.g. 1.075 for a 1-GPU size 7.5 % dearer per GPU; it
+    /// then follows the pool's price, change, schedule or trace, and a sweep of it. Default: 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.01, max = 100.0))]
+    pub price_ratio: Option<f64>,
     /// Reserved pools: instances of this size committed, 0 to 1000000. Required there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = 1_000_000))]

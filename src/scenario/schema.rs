@@ -217,6 +217,9 @@ fn instances_rules() -> Vec<Json> {
     vec![
         json!({ "oneOf": [{ "required": ["gpus_per_node"] }, { "required": ["instances"] }] }),
         json!({ "if": { "required": ["instances"] }, "then": { "properties": { "nodes": false } } }),
+        json!({ "properties": { "instances": { "items": {
+            "not": { "required": ["price_per_gpu_h", "price_ratio"] }
+        } } } }),
         json!({
             "if": { "required": ["instances"], "not": { "required": ["price_per_gpu_h"] } },
             "then": { "properties": { "instances": { "items": own_price } } }

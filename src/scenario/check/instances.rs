@@ -101,12 +101,7 @@ fn check_instance(
     let problems = c.issues.len();
     let reserved = pool.pool_type == PoolType::Reserved;
     let gpus = c.count(file.gpus, &format!("{at}.gpus"), 1, GPUS_PER_NODE_MAX);
-    let price = c.required(
-        file.price_per_gpu_h.or(pool.price_per_gpu_h),
-        &format!("{at}.price_per_gpu_h"),
-        "its price per GPU-hour, or the pool's price_per_gpu_h for every size",
-    );
-    let price = price.map_or(1.0, |p| c.positive(p, &format!("{at}.price_per_gpu_h")));
+    let price = instance_price(c, file, pool, at);
     let nodes = if reserved {
         let nodes = c.required(
             file.nodes,
@@ -149,6 +144,31 @@ fn check_instance(
         nodes,
         max_nodes,
     })
+}
+
+/// Its price per GPU-hour: its own, or the pool's times its `price_ratio` (1 by default).
+fn instance_price(c: &mut Checker<'_>, file: &InstanceFile, pool: &PoolFile, at: &str) -> f64 {
+    let ratio = file
+        .price_ratio
+        .map_or(1.0, |r| c.number(r, &format!("{at}.price_ratio"), 0.01, false, 100.0));
+    let price = match (file.price_per_gpu_h, file.price_ratio) {
+        (Some(_), Some(_)) => {
+            c.push(
+                &format!("{at}.price_ratio"),
+                "goes with the pool's price: give price_per_gpu_h or price_ratio, not both",
+            );
+            None
+        }
+        (Some(own), None) => Some(own),
+        (None, _) => c
+            .required(
+                pool.price_per_gpu_h,
+                &format!("{at}.price_per_gpu_h"),
+                "its price per GPU-hour, or the pool's price_per_gpu_h for every size",
+            )
+            .map(|p| p * ratio),
+    };
+    price.map_or(1.0, |p| c.positive(p, &format!("{at}.price_per_gpu_h")))
 }
 
 /// What is wrong with an instance's name: the team rules (`.` allowed, as in `p5.48xlarge`),
