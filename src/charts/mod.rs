@@ -29,6 +29,8 @@ use rayon::prelude::*;
 
 pub(crate) use input::read_csv;
 pub use input::{INPUT_FILES, Results, RunMeta};
+/// The break-even utilisations the utilisation chart draws, for the report to say in words.
+pub use crate::scenario::economics::{BreakEven, Standing, percent};
 use style::{DrawResult, HEIGHT_PX, WIDTH_PX};
 
 use crate::files::{OutputError, Staged, write_bytes};

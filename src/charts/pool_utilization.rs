@@ -1,8 +1,10 @@
 //! Utilisation per pool (busy / paid GPU-hours over the horizon, from `pools.csv`): a bar per
 //! pool with the mean over the replications and a 5th..95th percentile whisker, grouped under
-//! each strategy's name. Each owned or reserved pool carries its break-even utilisation (from
-//! the scenario's prices in run.json, see [`crate::scenario::economics`]): a dashed mark across
-//! its bar, named beside its value.
+//! each strategy's name. Each owned or reserved pool carries its break-even utilisation (month
+//! by month from the price curves, as run.json gives it, see [`crate::scenario::economics`]):
+//! a dashed mark across its bar, named beside its value; when prices move it, a shaded band
+//! from its lowest to its highest month with a dashed mark at each end, the note naming both
+//! months.
 
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
@@ -11,6 +13,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::input::Results;
 use super::style::{self, DrawResult, IndexAxis, LegendItem, Swatch, bold, font, strategy_color};
+use crate::scenario::economics::{BreakEven, percent};
 use crate::stats::{mean, quantile};
 
 /// A row of the chart: a strategy's name, or one of its pools.
@@ -23,8 +26,8 @@ enum Slot {
         /// Mean, p5, p95 of the utilisation; None when the pool paid for no GPU-hours.
         utilization: Option<(f64, f64, f64)>,
         /// Owned and reserved pools: the utilisation above which the pool costs less than
-        /// its GPU-hours on demand (infinite: never).
-        break_even: Option<f64>,
+        /// its GPU-hours on demand, month by month.
+        break_even: Option<BreakEven>,
     },
 }
 
@@ -68,9 +71,9 @@ fn slots(results: &Results) -> Vec<Slot> {
                 .is_some_and(|r| r.pool_type == "on_prem" || r.pool_type == "reserved");
             let break_even = break_evens
                 .iter()
-                .find(|b| b.pool == pool)
-                .and_then(|b| b.utilization)
-                .filter(|_| owned);
+                .find(|b| b.pool == pool && !b.by_month.is_empty())
+                .filter(|_| owned)
+                .cloned();
             slots.push(Slot::Pool {
                 strategy_idx,
                 label,
@@ -82,20 +85,21 @@ fn slots(results: &Results) -> Vec<Slot> {
     slots
 }
 
-/// Whether some break-even is worked out at prices that later change.
-fn break_evens_change(results: &Results) -> bool {
-    results
-        .break_evens()
-        .iter()
-        .any(|b| b.utilization.is_some() && b.prices_change)
-}
-
-/// What follows a pool's utilisation: where it breaks even.
-fn break_even_note(u: f64) -> String {
-    if u > 1.0 {
-        " \u{b7} never pays off against on-demand".to_string()
-    } else {
-        format!(" \u{b7} break-even {:.0} %", u * 100.0)
+/// What follows a pool's utilisation: where it breaks even, over the horizon when prices
+/// move it.
+fn break_even_note(break_even: &BreakEven) -> String {
+    if break_even.never_pays_off() {
+        return " \u{b7} never pays off against on-demand".to_string();
+    }
+    match break_even.range() {
+        None => format!(" \u{b7} break-even {}", percent(break_even.by_month[0])),
+        Some(r) => format!(
+            " \u{b7} break-even {} (month {}) to {} (month {})",
+            percent(r.low),
+            r.low_month,
+            percent(r.high),
+            r.high_month
+        ),
     }
 }
 
@@ -117,8 +121,11 @@ pub fn draw<DB: DrawingBackend>(
     });
     let mut items = Vec::new();
     if any_break_even {
-        let prices = if break_evens_change(results) {
-            "at the prices of the start, which change later"
+        let moves = slots.iter().any(|s| {
+            matches!(s, Slot::Pool { break_even: Some(b), .. } if b.range().is_some())
+        });
+        let prices = if moves {
+            "month by month at the scenario's prices; shaded from its lowest to its highest month"
         } else {
             "at the scenario's prices"
         };
@@ -213,20 +220,34 @@ pub fn draw<DB: DrawingBackend>(
                 ])?;
                 let mut right = u_mean.max(p95);
                 let mut note = format!("{:.0} %", u_mean * 100.0);
-                if let Some(u) = *break_even {
-                    // The note starts right of the mark, so the mark never crosses it.
-                    if u <= X_END {
-                        right = right.max(u);
-                    }
-                    note.push_str(&break_even_note(u));
-                    if u <= X_END {
-                        chart.draw_series(std::iter::once(DashedPathElement::new(
-                            vec![(u, y - 0.45), (u, y + 0.45)],
-                            6,
-                            4,
-                            style::INK.stroke_width(3),
+                if let Some(break_even) = break_even {
+                    let (low, high) = match break_even.range() {
+                        Some(r) => (r.low, r.high),
+                        None => (break_even.by_month[0], break_even.by_month[0]),
+                    };
+                    if high > low && low <= X_END {
+                        // The band the line moves through, behind the marks.
+                        chart.draw_series(std::iter::once(Rectangle::new(
+                            [(low, y - 0.45), (high.min(X_END), y + 0.45)],
+                            style::INK.mix(0.18).filled(),
                         )))?;
                     }
+                    let ends = if high > low { vec![low, high] } else { vec![low] };
+                    for u in ends {
+                        // The note starts right of the marks, so a mark never crosses it.
+                        if u <= X_END {
+                            right = right.max(u);
+                        }
+                        if u <= X_END {
+                            chart.draw_series(std::iter::once(DashedPathElement::new(
+                                vec![(u, y - 0.45), (u, y + 0.45)],
+                                6,
+                                4,
+                                style::INK.stroke_width(3),
+                            )))?;
+                        }
+                    }
+                    note.push_str(&break_even_note(break_even));
                 }
                 chart.draw_series(std::iter::once(
                     EmptyElement::at((right, y)) + Text::new(note, (12, 0), note_style),
