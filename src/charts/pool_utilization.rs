@@ -85,20 +85,20 @@ fn slots(results: &Results) -> Vec<Slot> {
     slots
 }
 
-/// What follows a pool's utilisation: where it breaks even, over the horizon when prices
-/// move it.
-fn break_even_note(break_even: &BreakEven) -> String {
+/// What follows a pool's utilisation: where it breaks even, and when prices move it, a
+/// second line with the other end of the range.
+fn break_even_note(break_even: &BreakEven) -> (String, Option<String>) {
     if break_even.never_pays_off() {
-        return " \u{b7} never pays off against on-demand".to_string();
+        return (" \u{b7} never pays off against on-demand".to_string(), None);
     }
     match break_even.range() {
-        None => format!(" \u{b7} break-even {}", percent(break_even.by_month[0])),
-        Some(r) => format!(
-            " \u{b7} break-even {} (month {}) to {} (month {})",
-            percent(r.low),
-            r.low_month,
-            percent(r.high),
-            r.high_month
+        None => (
+            format!(" \u{b7} break-even {}", percent(break_even.by_month[0])),
+            None,
+        ),
+        Some(r) => (
+            format!(" \u{b7} break-even {} (month {})", percent(r.low), r.low_month),
+            Some(format!("to {} (month {})", percent(r.high), r.high_month)),
         ),
     }
 }
@@ -125,7 +125,7 @@ pub fn draw<DB: DrawingBackend>(
             matches!(s, Slot::Pool { break_even: Some(b), .. } if b.range().is_some())
         });
         let prices = if moves {
-            "month by month at the scenario's prices; shaded from its lowest to its highest month"
+            "grey band: its range as the scenario's prices move"
         } else {
             "at the scenario's prices"
         };
@@ -207,6 +207,20 @@ pub fn draw<DB: DrawingBackend>(
                     ))?;
                     continue;
                 };
+                // Where the break-even lies: one value, or the band prices move it through.
+                let ends = break_even.as_ref().map(|b| match b.range() {
+                    Some(r) => (r.low, r.high),
+                    None => (b.by_month[0], b.by_month[0]),
+                });
+                if let Some((low, high)) = ends
+                    && high > low
+                    && low <= X_END
+                {
+                    chart.draw_series(std::iter::once(Rectangle::new(
+                        [(low, y - 0.45), (high.min(X_END), y + 0.45)],
+                        style::INK.mix(0.14).filled(),
+                    )))?;
+                }
                 let color = strategy_color(*strategy_idx);
                 chart.draw_series(std::iter::once(Rectangle::new(
                     [(0.0, y - 0.32), (u_mean.max(0.0), y + 0.32)],
@@ -220,38 +234,33 @@ pub fn draw<DB: DrawingBackend>(
                 ])?;
                 let mut right = u_mean.max(p95);
                 let mut note = format!("{:.0} %", u_mean * 100.0);
-                if let Some(break_even) = break_even {
-                    let (low, high) = match break_even.range() {
-                        Some(r) => (r.low, r.high),
-                        None => (break_even.by_month[0], break_even.by_month[0]),
-                    };
-                    if high > low && low <= X_END {
-                        // The band the line moves through, behind the marks.
-                        chart.draw_series(std::iter::once(Rectangle::new(
-                            [(low, y - 0.45), (high.min(X_END), y + 0.45)],
-                            style::INK.mix(0.18).filled(),
+                let mut second_line = None;
+                if let (Some(break_even), Some((low, high))) = (break_even, ends) {
+                    let marks = if high > low { vec![low, high] } else { vec![low] };
+                    for u in marks.into_iter().filter(|u| *u <= X_END) {
+                        // The note starts right of the marks, so a mark never crosses it.
+                        right = right.max(u);
+                        chart.draw_series(std::iter::once(DashedPathElement::new(
+                            vec![(u, y - 0.45), (u, y + 0.45)],
+                            6,
+                            4,
+                            style::INK.stroke_width(3),
                         )))?;
                     }
-                    let ends = if high > low { vec![low, high] } else { vec![low] };
-                    for u in ends {
-                        // The note starts right of the marks, so a mark never crosses it.
-                        if u <= X_END {
-                            right = right.max(u);
-                        }
-                        if u <= X_END {
-                            chart.draw_series(std::iter::once(DashedPathElement::new(
-                                vec![(u, y - 0.45), (u, y + 0.45)],
-                                6,
-                                4,
-                                style::INK.stroke_width(3),
-                            )))?;
-                        }
-                    }
-                    note.push_str(&break_even_note(break_even));
+                    let (first, second) = break_even_note(break_even);
+                    note.push_str(&first);
+                    second_line = second;
                 }
-                chart.draw_series(std::iter::once(
-                    EmptyElement::at((right, y)) + Text::new(note, (12, 0), note_style),
-                ))?;
+                match second_line {
+                    None => chart.draw_series(std::iter::once(
+                        EmptyElement::at((right, y)) + Text::new(note, (12, 0), note_style),
+                    ))?,
+                    Some(second) => chart.draw_series(std::iter::once(
+                        EmptyElement::at((right, y))
+                            + Text::new(note, (12, -10), note_style.clone())
+                            + Text::new(second, (12, 10), note_style),
+                    ))?,
+                };
             }
         }
     }
