@@ -273,7 +273,7 @@ fn utilization(results: &Results) -> String {
                 continue;
             }
             let busy = crate::stats::mean(&rows);
-            let verdict = verdict(break_even, busy, results.months.len());
+            let verdict = verdict(break_even, busy, &results.months);
             parts.push(format!(
                 "{pool} is {:.0} % busy under {strategy}, {verdict}",
                 100.0 * busy
@@ -288,8 +288,13 @@ fn utilization(results: &Results) -> String {
 }
 
 /// How a pool `busy` (busy / paid GPU-hours over the horizon) stands against its break-even:
-/// one value when no price moves it, else the range and the months the judgement holds in.
-fn verdict(break_even: &BreakEven, busy: f64, horizon_months: usize) -> String {
+/// one value when no price moves it, else the range and the months the judgement holds in
+/// (counted from 1, with their calendar month from `months`, YYYY-MM).
+fn verdict(break_even: &BreakEven, busy: f64, months: &[String]) -> String {
+    let month = |k: usize| match months.get(k.wrapping_sub(1)) {
+        Some(calendar) => format!("month {k} ({calendar})"),
+        None => format!("month {k}"),
+    };
     if let Some(u) = break_even.single() {
         return if u > 1.0 {
             "it never pays off against on-demand".to_string()
@@ -309,7 +314,7 @@ fn verdict(break_even: &BreakEven, busy: f64, horizon_months: usize) -> String {
     };
     let first = break_even.first_month_idx + 1;
     let last = break_even.first_month_idx + break_even.by_month.len();
-    let whole = if break_even.covers(horizon_months) {
+    let whole = if break_even.covers(months.len()) {
         "for the whole horizon".to_string()
     } else {
         format!("in every month it is paid for (months {first} to {last})")
@@ -318,18 +323,18 @@ fn verdict(break_even: &BreakEven, busy: f64, horizon_months: usize) -> String {
         _ if break_even.never_pays_off() => "it never pays off against on-demand".to_string(),
         Some(Standing::AboveThroughout) => format!("above it {whole}"),
         Some(Standing::BelowThroughout) | None => format!("below it {whole}"),
-        Some(Standing::AboveUntil(month)) => format!("above it only until month {month}"),
-        Some(Standing::AboveFrom(month)) => format!("above it only from month {month}"),
+        Some(Standing::AboveUntil(k)) => format!("above it only until {}", month(k)),
+        Some(Standing::AboveFrom(k)) => format!("above it only from {}", month(k)),
         Some(Standing::AboveIn(n)) => format!(
             "above it in {n} of months {first} to {last}",
         ),
     };
     format!(
-        "against a break-even between {} (month {}) and {} (month {}){why}: {judgement}",
+        "against a break-even between {} ({}) and {} ({}){why}: {judgement}",
         percent(range.low),
-        range.low_month,
+        month(range.low_month),
         percent(range.high),
-        range.high_month
+        month(range.high_month)
     )
 }
 
