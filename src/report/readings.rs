@@ -291,8 +291,14 @@ fn utilization(results: &Results) -> String {
 /// one value when no price moves it, else the range and the months the judgement holds in
 /// (counted from 1, with their calendar month from `months`, YYYY-MM).
 fn verdict(break_even: &BreakEven, busy: f64, months: &[String]) -> String {
-    let month = |k: usize| match months.get(k.wrapping_sub(1)) {
-        Some(calendar) => format!("month {k} ({calendar})"),
+    let calendar = |k: usize| months.get(k.wrapping_sub(1));
+    // "month 27 (2029-03)" in a sentence, "month 27, 2029-03" inside parentheses.
+    let month = |k: usize| match calendar(k) {
+        Some(yyyy_mm) => format!("month {k} ({yyyy_mm})"),
+        None => format!("month {k}"),
+    };
+    let month_in = |k: usize| match calendar(k) {
+        Some(yyyy_mm) => format!("month {k}, {yyyy_mm}"),
         None => format!("month {k}"),
     };
     if let Some(u) = break_even.single() {
@@ -332,9 +338,9 @@ fn verdict(break_even: &BreakEven, busy: f64, months: &[String]) -> String {
     format!(
         "against a break-even between {} ({}) and {} ({}){why}: {judgement}",
         percent(range.low),
-        month(range.low_month),
+        month_in(range.low_month),
         percent(range.high),
-        month(range.high_month)
+        month_in(range.high_month)
     )
 }
 
