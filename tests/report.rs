@@ -417,9 +417,14 @@ fn a_constant_price_gives_one_break_even_in_the_report_and_chart() {
         "{html}"
     );
     assert!(!html.contains("whole horizon"), "{html}");
-    assert!(texts.iter().any(|t| t.ends_with("\u{b7} break-even 12 %")), "{texts:?}");
     assert!(
-        texts.iter().any(|t| t.ends_with("(at the scenario's prices)")),
+        texts.iter().any(|t| t.ends_with("\u{b7} break-even 12 %")),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.ends_with("(at the scenario's prices)")),
         "{texts:?}"
     );
 }
@@ -432,10 +437,7 @@ fn a_constant_price_gives_one_break_even_in_the_report_and_chart() {
 #[test]
 fn a_yearly_price_fall_gives_a_range_from_the_first_to_the_last_month() {
     let dir = temp_dir("break-even-falling");
-    let scenario = busy_dgx_scenario(
-        &dir,
-        "price_per_gpu_h = 7.5\nprice_change_per_year = -0.36",
-    );
+    let scenario = busy_dgx_scenario(&dir, "price_per_gpu_h = 7.5\nprice_change_per_year = -0.36");
     let (out, html, texts) = run_for_break_even(&dir, &scenario);
     assert!(
         html.contains(
@@ -444,7 +446,9 @@ fn a_yearly_price_fall_gives_a_range_from_the_first_to_the_last_month() {
         "{html}"
     );
     assert!(
-        texts.iter().any(|t| t.ends_with("\u{b7} break-even 12 % (month 1)")),
+        texts
+            .iter()
+            .any(|t| t.ends_with("\u{b7} break-even 12 % (month 1)")),
         "{texts:?}"
     );
     assert!(texts.iter().any(|t| t == "to 18 % (month 12)"), "{texts:?}");
@@ -474,10 +478,7 @@ fn a_price_trace_step_moves_the_break_even_from_its_month() {
         "time,price_per_gpu_h\n2027-01-01T00:00:00Z,7.5\n2027-07-16T12:00:00Z,5\n",
     )
     .unwrap();
-    let scenario = busy_dgx_scenario(
-        &dir,
-        "price_per_gpu_h = 7.5\nprice_trace = \"prices.csv\"",
-    );
+    let scenario = busy_dgx_scenario(&dir, "price_per_gpu_h = 7.5\nprice_trace = \"prices.csv\"");
     let (out, html, texts) = run_for_break_even(&dir, &scenario);
     assert!(
         html.contains(

@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::records::{
-    BreakEvenInfo, GroupSummaryRow, MonthlyRow, PoolMonthlyRow, PoolRow, ReplicationRow, ServicePeriodRow,
-    SummaryRow,
+    BreakEvenInfo, GroupSummaryRow, MonthlyRow, PoolMonthlyRow, PoolRow, ReplicationRow,
+    ServicePeriodRow, SummaryRow,
 };
 
 use super::ChartError;

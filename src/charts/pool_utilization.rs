@@ -7,6 +7,7 @@
 //! months.
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -97,10 +98,48 @@ fn break_even_note(break_even: &BreakEven) -> (String, Option<String>) {
             None,
         ),
         Some(r) => (
-            format!(" \u{b7} break-even {} (month {})", percent(r.low), r.low_month),
+            format!(
+                " \u{b7} break-even {} (month {})",
+                percent(r.low),
+                r.low_month
+            ),
             Some(format!("to {} (month {})", percent(r.high), r.high_month)),
         ),
     }
+}
+
+/// The lowest and highest month's break-even (the same when no price moves it).
+fn lowest_and_highest(break_even: &BreakEven) -> (f64, f64) {
+    match break_even.range() {
+        Some(r) => (r.low, r.high),
+        None => (break_even.by_month[0], break_even.by_month[0]),
+    }
+}
+
+/// The dashed marks of a break-even at `low` (and `high`, when prices move it) on row `y`;
+/// returns the rightmost mark inside the axis (0 if none), for the note to start after it.
+fn draw_marks<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, IndexAxis>>,
+    y: f64,
+    low: f64,
+    high: f64,
+) -> DrawResult<f64, DB> {
+    let marks = if high > low {
+        vec![low, high]
+    } else {
+        vec![low]
+    };
+    let mut right: f64 = 0.0;
+    for u in marks.into_iter().filter(|u| *u <= X_END) {
+        right = right.max(u);
+        chart.draw_series(std::iter::once(DashedPathElement::new(
+            vec![(u, y - 0.45), (u, y + 0.45)],
+            6,
+            4,
+            style::INK.stroke_width(3),
+        )))?;
+    }
+    Ok(right)
 }
 
 /// Draws the chart on `area`, below its heading on `root` (labels go at pixel positions).
@@ -121,9 +160,9 @@ pub fn draw<DB: DrawingBackend>(
     });
     let mut items = Vec::new();
     if any_break_even {
-        let moves = slots.iter().any(|s| {
-            matches!(s, Slot::Pool { break_even: Some(b), .. } if b.range().is_some())
-        });
+        let moves = slots
+            .iter()
+            .any(|s| matches!(s, Slot::Pool { break_even: Some(b), .. } if b.range().is_some()));
         let prices = if moves {
             "grey band: its range as the scenario's prices move"
         } else {
@@ -208,10 +247,7 @@ pub fn draw<DB: DrawingBackend>(
                     continue;
                 };
                 // Where the break-even lies: one value, or the band prices move it through.
-                let ends = break_even.as_ref().map(|b| match b.range() {
-                    Some(r) => (r.low, r.high),
-                    None => (b.by_month[0], b.by_month[0]),
-                });
+                let ends = break_even.as_ref().map(lowest_and_highest);
                 if let Some((low, high)) = ends
                     && high > low
                     && low <= X_END
@@ -236,17 +272,7 @@ pub fn draw<DB: DrawingBackend>(
                 let mut note = format!("{:.0} %", u_mean * 100.0);
                 let mut second_line = None;
                 if let (Some(break_even), Some((low, high))) = (break_even, ends) {
-                    let marks = if high > low { vec![low, high] } else { vec![low] };
-                    for u in marks.into_iter().filter(|u| *u <= X_END) {
-                        // The note starts right of the marks, so a mark never crosses it.
-                        right = right.max(u);
-                        chart.draw_series(std::iter::once(DashedPathElement::new(
-                            vec![(u, y - 0.45), (u, y + 0.45)],
-                            6,
-                            4,
-                            style::INK.stroke_width(3),
-                        )))?;
-                    }
+                    right = right.max(draw_marks(&mut chart, y, low, high)?);
                     let (first, second) = break_even_note(break_even);
                     note.push_str(&first);
                     second_line = second;

@@ -331,9 +331,7 @@ fn verdict(break_even: &BreakEven, busy: f64, months: &[String]) -> String {
         Some(Standing::BelowThroughout) | None => format!("below it {whole}"),
         Some(Standing::AboveUntil(k)) => format!("above it only until {}", month(k)),
         Some(Standing::AboveFrom(k)) => format!("above it only from {}", month(k)),
-        Some(Standing::AboveIn(n)) => format!(
-            "above it in {n} of months {first} to {last}",
-        ),
+        Some(Standing::AboveIn(n)) => format!("above it in {n} of months {first} to {last}",),
     };
     format!(
         "against a break-even between {} ({}) and {} ({}){why}: {judgement}",

@@ -234,15 +234,21 @@ fn movement(
     let low = prices.iter().copied().fold(f64::INFINITY, f64::min);
     let high = prices.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let shown = |p: f64| crate::format::significant(p, 3);
-    Some(if same(first, low) && same(last, high) || same(first, high) && same(last, low) {
-        format!("{what} goes from {} to {} per {unit}", shown(first), shown(last))
-    } else {
-        format!(
-            "{what} moves between {} and {} per {unit}",
-            shown(low),
-            shown(high)
-        )
-    })
+    Some(
+        if same(first, low) && same(last, high) || same(first, high) && same(last, low) {
+            format!(
+                "{what} goes from {} to {} per {unit}",
+                shown(first),
+                shown(last)
+            )
+        } else {
+            format!(
+                "{what} moves between {} and {} per {unit}",
+                shown(low),
+                shown(high)
+            )
+        },
+    )
 }
 
 fn break_even(config: &Config, pool: &Pool) -> BreakEven {
@@ -283,7 +289,10 @@ fn break_even(config: &Config, pool: &Pool) -> BreakEven {
             let paid = reserved.effective_price_per_gpu_h(calendar);
             match first {
                 Some((name, p)) => (
-                    cheapest.iter().map(|c| paid / c.map_or(f64::NAN, |c| c.1)).collect(),
+                    cheapest
+                        .iter()
+                        .map(|c| paid / c.map_or(f64::NAN, |c| c.1))
+                        .collect(),
                     against(name, p),
                 ),
                 None => {
@@ -319,7 +328,12 @@ fn break_even(config: &Config, pool: &Pool) -> BreakEven {
                     .zip(&cheapest)
                     .map(|(m, c)| {
                         let kwh = on_prem.electricity.month_mean(calendar, m);
-                        on_prem_break_even(on_prem, pool.gpus_per_node, kwh, c.map_or(f64::NAN, |c| c.1))
+                        on_prem_break_even(
+                            on_prem,
+                            pool.gpus_per_node,
+                            kwh,
+                            c.map_or(f64::NAN, |c| c.1),
+                        )
                     })
                     .collect();
                 (by_month, against(name, p))
@@ -360,7 +374,8 @@ fn on_prem_break_even(
         + on_prem.opex_per_node_month)
         / (gpus * HOURS_PER_MONTH)
         + on_prem.idle_power_kw_per_node * energy_per_kwh / gpus;
-    let variable = (on_prem.power_kw_per_node - on_prem.idle_power_kw_per_node) / gpus * energy_per_kwh;
+    let variable =
+        (on_prem.power_kw_per_node - on_prem.idle_power_kw_per_node) / gpus * energy_per_kwh;
     let margin = on_demand_price - variable;
     if margin > 0.0 {
         fixed / margin
@@ -452,7 +467,10 @@ mod tests {
         assert!(close(y1.low, 0.65) && close(y1.high, 0.901_378), "{y1:?}");
         assert_eq!((y1.low_month, y1.high_month), (1, 12));
         let y2 = found[2].range().unwrap();
-        assert!(close(y2.low, 0.928_571) && close(y2.high, 1.287_682), "{y2:?}");
+        assert!(
+            close(y2.low, 0.928_571) && close(y2.high, 1.287_682),
+            "{y2:?}"
+        );
         assert_eq!((y2.low_month, y2.high_month), (13, 24));
         // 40 % busy is above the DGX's line while 1.861186 / (P - 0.2574) <= 0.4, that is
         // P >= 4.910365 = 7.5 x 0.7^(m/12): m <= 12 x ln(0.654715) / ln(0.7) = 14.25, so

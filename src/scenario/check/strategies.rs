@@ -24,7 +24,13 @@ pub(super) fn check_strategies(
         let at = format!("strategy.{}", strategy.name);
         let is_new = strategy_names.insert(strategy.name.clone());
         c.table_name("strategy", i, &strategy.name, is_new);
-        if let Some(s) = check_strategy(c, strategy, resolved_strategy, &at, (pool_names, pool_files)) {
+        if let Some(s) = check_strategy(
+            c,
+            strategy,
+            resolved_strategy,
+            &at,
+            (pool_names, pool_files),
+        ) {
             strategies.push(s);
         }
     }

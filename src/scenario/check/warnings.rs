@@ -84,9 +84,9 @@ pub(super) fn warn_elastic_never_used(
         let elastic: Vec<usize> = (strategy.pools.iter().copied())
             .filter(|p| pools[*p].is_elastic())
             .collect();
-        let reached = elastic.iter().any(|&p| {
-            (workloads.iter()).any(|w| w.may_reach(strategy, p, &pools[p]))
-        });
+        let reached = elastic
+            .iter()
+            .any(|&p| (workloads.iter()).any(|w| w.may_reach(strategy, p, &pools[p])));
         if !elastic.is_empty() && !reached {
             c.warnings.push(format!(
                 "strategy `{}` has burst_after_wait_h = \"never\": its elastic pools are never used; remove them from its pools, or give burst_after_wait_h in hours",
