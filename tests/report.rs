@@ -424,7 +424,7 @@ fn a_constant_price_gives_one_break_even_in_the_report_and_chart() {
     assert!(
         texts
             .iter()
-            .any(|t| t.ends_with("(at the scenario's prices)")),
+            .any(|t| t.ends_with("(at the scenario&apos;s prices)")),
         "{texts:?}"
     );
 }
