@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::scenario::Config;
+use crate::scenario::economics::BreakEven;
 
 /// One row of `replications.csv`: one strategy in one replication.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -973,6 +974,57 @@ pub struct FocusUnits {
     pub units: Vec<UnitResult>,
 }
 
+/// What `run.json` says of an owned or reserved pool's break-even utilisation (see
+/// [`crate::scenario::economics`]), month by month, so that the charts and the report can say
+/// it from the folder alone, price traces included.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreakEvenInfo {
+    pub pool: String,
+    /// What it is compared with, at the prices of its first month.
+    pub against: String,
+    /// The month (0 = the start month) of the first value of `utilization_by_month`.
+    pub first_month_idx: usize,
+    /// Busy / paid GPU-hours above which the pool costs less than on demand, in each month it
+    /// is paid for; null: it cannot pay off that month (a busy GPU-hour's energy alone costs
+    /// more than on demand). Empty: no on-demand price to compare with.
+    pub utilization_by_month: Vec<Option<f64>>,
+    /// The prices that move over those months, in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moving_prices: Vec<String>,
+}
+
+impl BreakEvenInfo {
+    /// The record of `break_even` (an infinite month becomes null, which JSON can hold).
+    pub fn of(break_even: &BreakEven) -> Self {
+        BreakEvenInfo {
+            pool: break_even.pool.clone(),
+            against: break_even.against.clone(),
+            first_month_idx: break_even.first_month_idx,
+            utilization_by_month: break_even
+                .by_month
+                .iter()
+                .map(|u| u.is_finite().then_some(*u))
+                .collect(),
+            moving_prices: break_even.moving_prices.clone(),
+        }
+    }
+
+    /// Back to the break-even it records.
+    pub fn to_break_even(&self) -> BreakEven {
+        BreakEven {
+            pool: self.pool.clone(),
+            against: self.against.clone(),
+            first_month_idx: self.first_month_idx,
+            by_month: self
+                .utilization_by_month
+                .iter()
+                .map(|u| u.unwrap_or(f64::INFINITY))
+                .collect(),
+            moving_prices: self.moving_prices.clone(),
+        }
+    }
+}
+
 /// What `run.json` says of the FOCUS export.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FocusInfo {
@@ -1091,6 +1143,10 @@ pub struct RunInfo {
     pub charts: Vec<String>,
     /// The scenario after `--set`, with defaults filled in.
     pub scenario: serde_json::Value,
+    /// The break-even utilisation of each owned and reserved pool, month by month from the
+    /// price curves (absent from the `run.json` of versions before it).
+    #[serde(default)]
+    pub break_evens: Vec<BreakEvenInfo>,
     /// With `--focus`: the charge period and the replication `focus.csv` shows per strategy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub focus: Option<FocusInfo>,
@@ -1127,6 +1183,10 @@ impl RunInfo {
             files: Vec::new(),
             charts: Vec::new(),
             scenario,
+            break_evens: crate::scenario::economics::break_evens(config)
+                .iter()
+                .map(BreakEvenInfo::of)
+                .collect(),
             focus: None,
             sweep_point: None,
         }

@@ -935,6 +935,10 @@ const WARNINGS: &[(&str, &str)] = &[
         "warning: workload `train`: about 22.3 % of its jobs (69 per replication) take longer than its deadline_h = 3 h on every pool that can hold them, even under strategy `cloud`; they cannot be on time and are counted as infeasible (deadline_infeasible), not late",
     ),
     (
+        "elastic_never_reached",
+        "warning: strategy `hybrid` has burst_after_wait_h = \"never\": its elastic pools are never used",
+    ),
+    (
         "spot_without_checkpoints",
         "warning: workload `train` has no checkpoint and its jobs take about 2.000 h, but spot pool `spot` loses a node every 0.050 h on average",
     ),

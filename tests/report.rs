@@ -333,3 +333,165 @@ fn the_report_renders_in_headless_chromium_offline_and_not_blank() {
     assert!(n > 50, "the screenshot has {n} colours: blank?");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+// ---- break-even utilisation over the horizon ----------------------------------------------
+
+/// One DGX node kept busy (20 8-GPU jobs of 2 h a day: 1.7 nodes of load) against an
+/// on-demand H100 pool whose price is `on_demand_price` (TOML lines of that pool). The DGX
+/// draws full power when idle, so a busy GPU-hour adds no energy (V = 0) and
+/// F = (60,000 / 36 + 1,500) / (8 x 730.5) + 10.2 x 1.3 x 0.22 / 8
+///   = 3,166.667 / 5,844 + 0.364650 = 0.541866 + 0.364650 = 0.906516 per GPU-hour.
+fn busy_dgx_scenario(dir: &Path, on_demand_price: &str) -> PathBuf {
+    let text = format!(
+        r#"name = "busy-dgx"
+start = "2027-01-01"
+horizon_months = 12
+replications = 2
+seed = 3
+
+[[workload]]
+name = "train"
+arrivals_per_day = 20
+gpus = 8
+duration_h = {{ dist = "exponential", mean = 2.0 }}
+
+[[pool]]
+name = "dgx"
+type = "on_prem"
+gpu = "H100"
+gpus_per_node = 8
+nodes = 1
+capex_per_node = 60000
+amortization_months = 36
+power_kw_per_node = 10.2
+pue = 1.3
+electricity_per_kwh = 0.22
+opex_per_node_month = 1500
+
+[[pool]]
+name = "cloud"
+type = "on_demand"
+gpu = "H100"
+gpus_per_node = 8
+{on_demand_price}
+
+[[strategy]]
+name = "owned"
+pools = ["dgx"]
+
+[[strategy]]
+name = "rent"
+pools = ["cloud"]
+"#
+    );
+    let path = dir.join("busy-dgx.toml");
+    fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `scenario` into `dir/out` and returns the folder, report.html and the texts of the
+/// utilisation chart.
+fn run_for_break_even(dir: &Path, scenario: &Path) -> (PathBuf, String, Vec<String>) {
+    let out = dir.join("out");
+    let run = fleetsim(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    let svg = fs::read_to_string(out.join("pool_utilization.svg")).unwrap();
+    (out, html, crate::charts::svg_texts(&svg))
+}
+
+/// A constant price: one break-even, u* = 0.906516 / 7.5 = 12.1 %, said as before.
+#[test]
+fn a_constant_price_gives_one_break_even_in_the_report_and_chart() {
+    let dir = temp_dir("break-even-constant");
+    let scenario = busy_dgx_scenario(&dir, "price_per_gpu_h = 7.5");
+    let (_, html, texts) = run_for_break_even(&dir, &scenario);
+    assert!(
+        html.contains("under owned, above its break-even of 12 %."),
+        "{html}"
+    );
+    assert!(!html.contains("whole horizon"), "{html}");
+    assert!(
+        texts.iter().any(|t| t.ends_with("\u{b7} break-even 12 %")),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.ends_with("(at the scenario&apos;s prices)")),
+        "{texts:?}"
+    );
+}
+
+/// 36 % cheaper a year, compounded monthly: month m (0 = January) costs 7.5 x 0.64^(m/12).
+/// Month 1 (m = 0): 0.906516 / 7.5 = 0.120869, 12 %. Month 12 (m = 11): 0.64^(11/12) =
+/// e^(0.916667 x ln 0.64) = e^(0.916667 x -0.446287) = e^(-0.409097) = 0.664250, so
+/// P = 4.981876 and u* = 0.906516 / 4.981876 = 0.181963, 18 %. The DGX is kept busy (the
+/// queue only grows), above even the last month's line.
+#[test]
+fn a_yearly_price_fall_gives_a_range_from_the_first_to_the_last_month() {
+    let dir = temp_dir("break-even-falling");
+    let scenario = busy_dgx_scenario(&dir, "price_per_gpu_h = 7.5\nprice_change_per_year = -0.36");
+    let (out, html, texts) = run_for_break_even(&dir, &scenario);
+    assert!(
+        html.contains(
+            "under owned, against a break-even between 12 % (month 1, 2027-01) and 18 % (month 12, 2027-12) as cloud&#39;s price goes from 7.5 to 4.98 per GPU-hour: above it for the whole horizon."
+        ),
+        "{html}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.ends_with("\u{b7} break-even 12 % (month 1)")),
+        "{texts:?}"
+    );
+    assert!(texts.iter().any(|t| t == "to 18 % (month 12)"), "{texts:?}");
+    assert!(
+        texts.iter().any(|t| t.contains("grey band: its range")),
+        "{texts:?}"
+    );
+    // run.json carries the line month by month, for `fleetsim plot` and `report` to redraw.
+    let run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let dgx = &run["break_evens"][0];
+    assert_eq!(dgx["pool"], "dgx");
+    let months = dgx["utilization_by_month"].as_array().unwrap();
+    assert_eq!(months.len(), 12);
+    assert!((months[0].as_f64().unwrap() - 0.120_869).abs() < 1e-6);
+    assert!((months[11].as_f64().unwrap() - 0.181_963).abs() < 1e-6);
+}
+
+/// A price trace that steps from 7.5 to 5 halfway through July (month 7, 31 days: 372 h in):
+/// July costs (7.5 + 5) / 2 = 6.25 on average. Months 1-6: 12 %; month 7: 0.906516 / 6.25 =
+/// 0.145043; from month 8: 0.906516 / 5 = 0.181303, 18 %.
+#[test]
+fn a_price_trace_step_moves_the_break_even_from_its_month() {
+    let dir = temp_dir("break-even-trace");
+    fs::write(
+        dir.join("prices.csv"),
+        "time,price_per_gpu_h\n2027-01-01T00:00:00Z,7.5\n2027-07-16T12:00:00Z,5\n",
+    )
+    .unwrap();
+    let scenario = busy_dgx_scenario(&dir, "price_per_gpu_h = 7.5\nprice_trace = \"prices.csv\"");
+    let (out, html, texts) = run_for_break_even(&dir, &scenario);
+    assert!(
+        html.contains(
+            "against a break-even between 12 % (month 1, 2027-01) and 18 % (month 8, 2027-08) as cloud&#39;s price goes from 7.5 to 5 per GPU-hour: above it for the whole horizon."
+        ),
+        "{html}"
+    );
+    assert!(texts.iter().any(|t| t == "to 18 % (month 8)"), "{texts:?}");
+    let run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let months = run["break_evens"][0]["utilization_by_month"]
+        .as_array()
+        .unwrap();
+    assert!((months[6].as_f64().unwrap() - 0.145_043).abs() < 1e-6);
+    assert!((months[7].as_f64().unwrap() - 0.181_303).abs() < 1e-6);
+}

@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::records::{
-    GroupSummaryRow, MonthlyRow, PoolMonthlyRow, PoolRow, ReplicationRow, ServicePeriodRow,
-    SummaryRow,
+    BreakEvenInfo, GroupSummaryRow, MonthlyRow, PoolMonthlyRow, PoolRow, ReplicationRow,
+    ServicePeriodRow, SummaryRow,
 };
 
 use super::ChartError;
@@ -33,9 +33,13 @@ pub struct RunMeta {
     pub seed: Option<u64>,
     #[serde(default)]
     pub fleetsim_version: String,
-    /// The resolved scenario: the pools' prices, for their break-even utilisation.
+    /// The resolved scenario (for the report's account of the run).
     #[serde(default)]
     pub scenario: serde_json::Value,
+    /// The break-even utilisation of each owned and reserved pool, month by month; None in
+    /// the `run.json` of a version that did not write it.
+    #[serde(default)]
+    pub break_evens: Option<Vec<BreakEvenInfo>>,
     /// For the report: how the run was made and what it warned of.
     #[serde(default)]
     pub command_line: Vec<String>,
@@ -211,12 +215,15 @@ impl Results {
         )
     }
 
-    /// The break-even utilisation of each owned or reserved pool, from the prices in
-    /// run.json's resolved scenario (none when it holds no scenario this version reads).
+    /// The break-even utilisation of each owned or reserved pool, month by month, as
+    /// run.json gives it (none from the `run.json` of a version that did not write it).
     pub fn break_evens(&self) -> Vec<crate::scenario::economics::BreakEven> {
-        serde_json::from_value::<crate::scenario::ScenarioFile>(self.meta.scenario.clone())
-            .map(|file| crate::scenario::economics::break_evens(&file))
-            .unwrap_or_default()
+        self.meta
+            .break_evens
+            .iter()
+            .flatten()
+            .map(BreakEvenInfo::to_break_even)
+            .collect()
     }
 
     /// The month index of `month` (YYYY-MM), if the results cover it.

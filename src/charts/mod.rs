@@ -27,6 +27,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use rayon::prelude::*;
 
+/// The break-even utilisations the utilisation chart draws, for the report to say in words.
+pub use crate::scenario::economics::{BreakEven, Standing, percent};
 pub(crate) use input::read_csv;
 pub use input::{INPUT_FILES, Results, RunMeta};
 use style::{DrawResult, HEIGHT_PX, WIDTH_PX};

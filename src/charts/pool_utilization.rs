@@ -1,16 +1,20 @@
 //! Utilisation per pool (busy / paid GPU-hours over the horizon, from `pools.csv`): a bar per
 //! pool with the mean over the replications and a 5th..95th percentile whisker, grouped under
-//! each strategy's name. Each owned or reserved pool carries its break-even utilisation (from
-//! the scenario's prices in run.json, see [`crate::scenario::economics`]): a dashed mark across
-//! its bar, named beside its value.
+//! each strategy's name. Each owned or reserved pool carries its break-even utilisation (month
+//! by month from the price curves, as run.json gives it, see [`crate::scenario::economics`]):
+//! a dashed mark across its bar, named beside its value; when prices move it, a shaded band
+//! from its lowest to its highest month with a dashed mark at each end, the note naming both
+//! months.
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::input::Results;
 use super::style::{self, DrawResult, IndexAxis, LegendItem, Swatch, bold, font, strategy_color};
+use crate::scenario::economics::{BreakEven, percent};
 use crate::stats::{mean, quantile};
 
 /// A row of the chart: a strategy's name, or one of its pools.
@@ -23,8 +27,8 @@ enum Slot {
         /// Mean, p5, p95 of the utilisation; None when the pool paid for no GPU-hours.
         utilization: Option<(f64, f64, f64)>,
         /// Owned and reserved pools: the utilisation above which the pool costs less than
-        /// its GPU-hours on demand (infinite: never).
-        break_even: Option<f64>,
+        /// its GPU-hours on demand, month by month.
+        break_even: Option<BreakEven>,
     },
 }
 
@@ -68,9 +72,9 @@ fn slots(results: &Results) -> Vec<Slot> {
                 .is_some_and(|r| r.pool_type == "on_prem" || r.pool_type == "reserved");
             let break_even = break_evens
                 .iter()
-                .find(|b| b.pool == pool)
-                .and_then(|b| b.utilization)
-                .filter(|_| owned);
+                .find(|b| b.pool == pool && !b.by_month.is_empty())
+                .filter(|_| owned)
+                .cloned();
             slots.push(Slot::Pool {
                 strategy_idx,
                 label,
@@ -82,21 +86,60 @@ fn slots(results: &Results) -> Vec<Slot> {
     slots
 }
 
-/// Whether some break-even is worked out at prices that later change.
-fn break_evens_change(results: &Results) -> bool {
-    results
-        .break_evens()
-        .iter()
-        .any(|b| b.utilization.is_some() && b.prices_change)
+/// What follows a pool's utilisation: where it breaks even, and when prices move it, a
+/// second line with the other end of the range.
+fn break_even_note(break_even: &BreakEven) -> (String, Option<String>) {
+    if break_even.never_pays_off() {
+        return (" \u{b7} never pays off against on-demand".to_string(), None);
+    }
+    match break_even.range() {
+        None => (
+            format!(" \u{b7} break-even {}", percent(break_even.by_month[0])),
+            None,
+        ),
+        Some(r) => (
+            format!(
+                " \u{b7} break-even {} (month {})",
+                percent(r.low),
+                r.low_month
+            ),
+            Some(format!("to {} (month {})", percent(r.high), r.high_month)),
+        ),
+    }
 }
 
-/// What follows a pool's utilisation: where it breaks even.
-fn break_even_note(u: f64) -> String {
-    if u > 1.0 {
-        " \u{b7} never pays off against on-demand".to_string()
-    } else {
-        format!(" \u{b7} break-even {:.0} %", u * 100.0)
+/// The lowest and highest month's break-even (the same when no price moves it).
+fn lowest_and_highest(break_even: &BreakEven) -> (f64, f64) {
+    match break_even.range() {
+        Some(r) => (r.low, r.high),
+        None => (break_even.by_month[0], break_even.by_month[0]),
     }
+}
+
+/// The dashed marks of a break-even at `low` (and `high`, when prices move it) on row `y`;
+/// returns the rightmost mark inside the axis (0 if none), for the note to start after it.
+fn draw_marks<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, IndexAxis>>,
+    y: f64,
+    low: f64,
+    high: f64,
+) -> DrawResult<f64, DB> {
+    let marks = if high > low {
+        vec![low, high]
+    } else {
+        vec![low]
+    };
+    let mut right: f64 = 0.0;
+    for u in marks.into_iter().filter(|u| *u <= X_END) {
+        right = right.max(u);
+        chart.draw_series(std::iter::once(DashedPathElement::new(
+            vec![(u, y - 0.45), (u, y + 0.45)],
+            6,
+            4,
+            style::INK.stroke_width(3),
+        )))?;
+    }
+    Ok(right)
 }
 
 /// Draws the chart on `area`, below its heading on `root` (labels go at pixel positions).
@@ -117,8 +160,11 @@ pub fn draw<DB: DrawingBackend>(
     });
     let mut items = Vec::new();
     if any_break_even {
-        let prices = if break_evens_change(results) {
-            "at the prices of the start, which change later"
+        let moves = slots
+            .iter()
+            .any(|s| matches!(s, Slot::Pool { break_even: Some(b), .. } if b.range().is_some()));
+        let prices = if moves {
+            "grey band: its range as the scenario's prices move"
         } else {
             "at the scenario's prices"
         };
@@ -200,6 +246,17 @@ pub fn draw<DB: DrawingBackend>(
                     ))?;
                     continue;
                 };
+                // Where the break-even lies: one value, or the band prices move it through.
+                let ends = break_even.as_ref().map(lowest_and_highest);
+                if let Some((low, high)) = ends
+                    && high > low
+                    && low <= X_END
+                {
+                    chart.draw_series(std::iter::once(Rectangle::new(
+                        [(low, y - 0.45), (high.min(X_END), y + 0.45)],
+                        style::INK.mix(0.14).filled(),
+                    )))?;
+                }
                 let color = strategy_color(*strategy_idx);
                 chart.draw_series(std::iter::once(Rectangle::new(
                     [(0.0, y - 0.32), (u_mean.max(0.0), y + 0.32)],
@@ -213,24 +270,23 @@ pub fn draw<DB: DrawingBackend>(
                 ])?;
                 let mut right = u_mean.max(p95);
                 let mut note = format!("{:.0} %", u_mean * 100.0);
-                if let Some(u) = *break_even {
-                    // The note starts right of the mark, so the mark never crosses it.
-                    if u <= X_END {
-                        right = right.max(u);
-                    }
-                    note.push_str(&break_even_note(u));
-                    if u <= X_END {
-                        chart.draw_series(std::iter::once(DashedPathElement::new(
-                            vec![(u, y - 0.45), (u, y + 0.45)],
-                            6,
-                            4,
-                            style::INK.stroke_width(3),
-                        )))?;
-                    }
+                let mut second_line = None;
+                if let (Some(break_even), Some((low, high))) = (break_even, ends) {
+                    right = right.max(draw_marks(&mut chart, y, low, high)?);
+                    let (first, second) = break_even_note(break_even);
+                    note.push_str(&first);
+                    second_line = second;
                 }
-                chart.draw_series(std::iter::once(
-                    EmptyElement::at((right, y)) + Text::new(note, (12, 0), note_style),
-                ))?;
+                match second_line {
+                    None => chart.draw_series(std::iter::once(
+                        EmptyElement::at((right, y)) + Text::new(note, (12, 0), note_style),
+                    ))?,
+                    Some(second) => chart.draw_series(std::iter::once(
+                        EmptyElement::at((right, y))
+                            + Text::new(note, (12, -10), note_style.clone())
+                            + Text::new(second, (12, 10), note_style),
+                    ))?,
+                };
             }
         }
     }

@@ -2,7 +2,7 @@
 //! chart is drawn from: "hybrid-dgx-spot costs 52 % less than cloud-on-demand (−4.91 M EUR,
 //! paired 95 % CI ...)".
 
-use super::super::charts::{Chart, Results};
+use super::super::charts::{BreakEven, Chart, Results, Standing, percent};
 use crate::format::{money, money_difference, thousands};
 use crate::records::metric;
 
@@ -249,14 +249,16 @@ fn pool_gpus(results: &Results) -> String {
 }
 
 fn utilization(results: &Results) -> String {
+    if results.meta.break_evens.is_none() {
+        return "This folder's run.json (from an older fleetsim) gives no break-even utilisation; run the scenario again for it.".into();
+    }
     let break_evens = results.break_evens();
     let mut parts = Vec::new();
     for strategy in &results.strategies {
         for pool in results.pools_of(strategy) {
-            let Some(u) = break_evens
+            let Some(break_even) = break_evens
                 .iter()
-                .find(|b| b.pool == pool)
-                .and_then(|b| b.utilization)
+                .find(|b| b.pool == pool && !b.by_month.is_empty())
             else {
                 continue;
             };
@@ -271,13 +273,7 @@ fn utilization(results: &Results) -> String {
                 continue;
             }
             let busy = crate::stats::mean(&rows);
-            let verdict = if u > 1.0 {
-                "it never pays off against on-demand".to_string()
-            } else if busy >= u {
-                format!("above its break-even of {:.0} %", 100.0 * u)
-            } else {
-                format!("below its break-even of {:.0} %", 100.0 * u)
-            };
+            let verdict = verdict(break_even, busy, &results.months);
             parts.push(format!(
                 "{pool} is {:.0} % busy under {strategy}, {verdict}",
                 100.0 * busy
@@ -289,6 +285,61 @@ fn utilization(results: &Results) -> String {
     } else {
         format!("{}.", parts.join("; "))
     }
+}
+
+/// How a pool `busy` (busy / paid GPU-hours over the horizon) stands against its break-even:
+/// one value when no price moves it, else the range and the months the judgement holds in
+/// (counted from 1, with their calendar month from `months`, YYYY-MM).
+fn verdict(break_even: &BreakEven, busy: f64, months: &[String]) -> String {
+    let calendar = |k: usize| months.get(k.wrapping_sub(1));
+    // "month 27 (2029-03)" in a sentence, "month 27, 2029-03" inside parentheses.
+    let month = |k: usize| match calendar(k) {
+        Some(yyyy_mm) => format!("month {k} ({yyyy_mm})"),
+        None => format!("month {k}"),
+    };
+    let month_in = |k: usize| match calendar(k) {
+        Some(yyyy_mm) => format!("month {k}, {yyyy_mm}"),
+        None => format!("month {k}"),
+    };
+    if let Some(u) = break_even.single() {
+        return if u > 1.0 {
+            "it never pays off against on-demand".to_string()
+        } else if busy >= u {
+            format!("above its break-even of {:.0} %", 100.0 * u)
+        } else {
+            format!("below its break-even of {:.0} %", 100.0 * u)
+        };
+    }
+    let Some(range) = break_even.range() else {
+        return String::new();
+    };
+    let why = if break_even.moving_prices.is_empty() {
+        String::new()
+    } else {
+        format!(" as {}", break_even.moving_prices.join(" and "))
+    };
+    let first = break_even.first_month_idx + 1;
+    let last = break_even.first_month_idx + break_even.by_month.len();
+    let whole = if break_even.covers(months.len()) {
+        "for the whole horizon".to_string()
+    } else {
+        format!("in every month it is paid for (months {first} to {last})")
+    };
+    let judgement = match break_even.standing(busy) {
+        _ if break_even.never_pays_off() => "it never pays off against on-demand".to_string(),
+        Some(Standing::AboveThroughout) => format!("above it {whole}"),
+        Some(Standing::BelowThroughout) | None => format!("below it {whole}"),
+        Some(Standing::AboveUntil(k)) => format!("above it only until {}", month(k)),
+        Some(Standing::AboveFrom(k)) => format!("above it only from {}", month(k)),
+        Some(Standing::AboveIn(n)) => format!("above it in {n} of months {first} to {last}",),
+    };
+    format!(
+        "against a break-even between {} ({}) and {} ({}){why}: {judgement}",
+        percent(range.low),
+        month_in(range.low_month),
+        percent(range.high),
+        month_in(range.high_month)
+    )
 }
 
 fn wait_by_workload(results: &Results) -> String {

@@ -328,7 +328,6 @@ pub fn check(
         &mut resolved.strategy,
         &pool_names,
         &file.pool,
-        &file.workload,
     );
     let baseline = check_baseline(&mut c, file);
     resolved.baseline = file.strategy.get(baseline).map(|s| s.name.clone());
@@ -348,6 +347,7 @@ pub fn check(
         estimates::check_size(&mut c, &workloads, header.horizon_months, header.horizon_h);
     services::check_peaks(&mut c, &services, header.horizon_months);
     c.clean()?;
+    warnings::warn_elastic_never_used(&mut c, &strategies, &workloads, &pools);
     warnings::warn_overload(
         &mut c,
         &strategies,

@@ -17,22 +17,20 @@ pub(super) fn check_strategies(
     resolved: &mut [StrategyFile],
     pool_names: &BTreeMap<String, usize>,
     pool_files: &[PoolFile],
-    workload_files: &[WorkloadFile],
 ) -> Vec<Strategy> {
-    // A workload with its own burst threshold in hours still uses a strategy's elastic pools.
-    let a_workload_bursts = workload_files.iter().any(|w| {
-        w.burst_after_wait_h
-            .as_ref()
-            .is_some_and(|v| v.as_str() != Some("never"))
-    });
     let mut strategies = Vec::new();
     let mut strategy_names = BTreeSet::new();
     for (i, (strategy, resolved_strategy)) in files.iter().zip(resolved.iter_mut()).enumerate() {
         let at = format!("strategy.{}", strategy.name);
         let is_new = strategy_names.insert(strategy.name.clone());
         c.table_name("strategy", i, &strategy.name, is_new);
-        let context = (pool_names, pool_files, a_workload_bursts);
-        if let Some(s) = check_strategy(c, strategy, resolved_strategy, &at, context) {
+        if let Some(s) = check_strategy(
+            c,
+            strategy,
+            resolved_strategy,
+            &at,
+            (pool_names, pool_files),
+        ) {
             strategies.push(s);
         }
     }
@@ -44,7 +42,7 @@ fn check_strategy(
     s: &StrategyFile,
     resolved: &mut StrategyFile,
     at: &str,
-    (pool_names, pool_files, a_workload_bursts): (&BTreeMap<String, usize>, &[PoolFile], bool),
+    (pool_names, pool_files): (&BTreeMap<String, usize>, &[PoolFile]),
 ) -> Option<Strategy> {
     let f = |name: &str| format!("{at}.{name}");
     if s.pools.is_empty() {
@@ -90,18 +88,6 @@ fn check_strategy(
         .spot_fallback_after
         .map(|n| c.count(n, &f("spot_fallback_after"), 1, u32::MAX));
     let (spot_policy, deadline_safety_h) = super::spot::policy(c, s, at, spot_fallback_after);
-    let uses_elastic = pools.iter().any(|p| {
-        matches!(
-            pool_files[*p].pool_type,
-            PoolType::OnDemand | PoolType::Spot
-        )
-    });
-    if burst.is_none() && uses_elastic && !a_workload_bursts {
-        c.warnings.push(format!(
-            "strategy `{}` has burst_after_wait_h = \"never\": its elastic pools are never used; remove them from its pools, or give burst_after_wait_h in hours",
-            s.name
-        ));
-    }
     let queue = match s.queue.unwrap_or(QueueFile::Fifo) {
         QueueFile::Fifo => Queue::Fifo,
         QueueFile::Backfill => Queue::Backfill,

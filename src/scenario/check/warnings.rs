@@ -68,6 +68,34 @@ pub(super) fn warn_spot_without_checkpoints(
     }
 }
 
+/// Warns of a strategy that never bursts (`burst_after_wait_h = "never"`) but lists elastic
+/// pools that no workload's jobs can reach either: a workload's own burst threshold counts
+/// only for the pools it may use ([`Workload::may_reach`]).
+pub(super) fn warn_elastic_never_used(
+    c: &mut Checker<'_>,
+    strategies: &[Strategy],
+    workloads: &[Workload],
+    pools: &[Pool],
+) {
+    for strategy in strategies {
+        if strategy.burst_after_wait_h.is_some() {
+            continue;
+        }
+        let elastic: Vec<usize> = (strategy.pools.iter().copied())
+            .filter(|p| pools[*p].is_elastic())
+            .collect();
+        let reached = elastic
+            .iter()
+            .any(|&p| (workloads.iter()).any(|w| w.may_reach(strategy, p, &pools[p])));
+        if !elastic.is_empty() && !reached {
+            c.warnings.push(format!(
+                "strategy `{}` has burst_after_wait_h = \"never\": its elastic pools are never used; remove them from its pools, or give burst_after_wait_h in hours",
+                strategy.name
+            ));
+        }
+    }
+}
+
 /// Warns when owned capacity is below the offered load and nothing elastic can absorb it.
 pub(super) fn warn_overload(
     c: &mut Checker<'_>,
