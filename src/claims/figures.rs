@@ -8,10 +8,13 @@ use crate::scenario::{Config, Pool, PoolKind, PriceCurve, Strategy};
 
 /// The pool named `name`.
 pub fn pool<'a>(config: &'a Config, name: &str) -> Result<&'a Pool, String> {
+    // A pool of several instance sizes is its largest (the last of them).
+    let family = |p: &&Pool| p.shape.as_ref().is_some_and(|s| s.family == name);
     config
         .pools
         .iter()
         .find(|p| p.name == name)
+        .or_else(|| config.pools.iter().filter(family).last())
         .ok_or_else(|| format!("the scenario has no pool `{name}`"))
 }
 
@@ -27,11 +30,25 @@ pub fn strategy<'a>(config: &'a Config, name: &str) -> Result<&'a Strategy, Stri
 /// The first pool `strategy` tries: the one a single-pool strategy rents or owns.
 pub fn first_pool<'a>(config: &'a Config, strategy_name: &str) -> Result<&'a Pool, String> {
     let strategy = strategy(config, strategy_name)?;
-    strategy
+    let first = strategy
         .pools
         .first()
         .map(|&idx| &config.pools[idx])
-        .ok_or_else(|| format!("strategy `{strategy_name}` has no pool"))
+        .ok_or_else(|| format!("strategy `{strategy_name}` has no pool"))?;
+    // Of a pool of several instance sizes, its largest: whole nodes at the pool's list price.
+    Ok(sizes(config, first).last().copied().unwrap_or(first))
+}
+
+/// The instance sizes of `pool`'s pool, smallest first (empty for a pool of one node size).
+pub fn sizes<'a>(config: &'a Config, pool: &Pool) -> Vec<&'a Pool> {
+    let Some(shape) = &pool.shape else {
+        return Vec::new();
+    };
+    config
+        .pools
+        .iter()
+        .filter(|p| p.shape.as_ref().is_some_and(|s| s.family == shape.family))
+        .collect()
 }
 
 /// The scenario's baseline strategy's name.
@@ -78,12 +95,33 @@ pub fn price_words(config: &Config, pool: &Pool) -> Result<String, String> {
     let start = price_per_gpu_h(pool)?;
     let (low, high) = price_range_per_gpu_h(pool)?;
     let unit = format!("{}/GPU-h", config.currency);
+    let others = other_sizes_words(config, pool, start)?;
     if high - low <= 1e-9 * high.abs().max(1.0) {
-        return Ok(format!("{start} {unit}"));
+        return Ok(format!("{start} {unit}{others}"));
     }
     Ok(format!(
-        "{start} {unit} at the start, {low:.2} to {high:.2} over the {} months",
+        "{start} {unit}{others} at the start, {low:.2} to {high:.2} over the {} months",
         config.horizon_months
+    ))
+}
+
+/// ` (8-GPU instances; 1-GPU: 4.84)`: the other sizes of a pool whose sizes differ in
+/// price (empty when they do not, or the pool has one node size).
+fn other_sizes_words(config: &Config, pool: &Pool, price: f64) -> Result<String, String> {
+    let mut others = Vec::new();
+    for size in sizes(config, pool) {
+        let size_price = price_per_gpu_h(size)?;
+        if size.gpus_per_node != pool.gpus_per_node && size_price != price {
+            others.push(format!("{}-GPU: {size_price:.2}", size.gpus_per_node));
+        }
+    }
+    if others.is_empty() {
+        return Ok(String::new());
+    }
+    Ok(format!(
+        " ({}-GPU instances; {})",
+        pool.gpus_per_node,
+        others.join(", ")
     ))
 }
 
