@@ -967,3 +967,52 @@ fn a_job_is_infeasible_only_against_the_pools_it_can_reach() {
     let (arrived, late, infeasible) = counts(&load("tests/data/deadline_reach_gangs.toml"), "s");
     assert_eq!((late, infeasible), (0, arrived));
 }
+
+#[test]
+fn instance_sizes_bill_each_job_on_the_smallest_size_that_holds_it() {
+    // One on-demand pool selling 1-GPU instances at 4 and 8-GPU instances at 3 per GPU-hour,
+    // released as soon as idle, beside Poisson arrivals of 1-GPU jobs (20 an hour, exponential
+    // of mean 1 h) and 8-GPU jobs (1 an hour, mean 2 h). An 8-GPU node holds one 8-GPU job and
+    // is never partly free, so every 1-GPU job rents a 1-GPU instance: each size bills exactly
+    // its jobs' GPU-hours. Over [0, T] a class of rate l, g GPUs and mean m is busy
+    // l g m (T - m (1 - e^(-T/m))) GPU-hours in expectation (each job counts until the horizon).
+    // January and February 2027: 59 days.
+    let (hours, small, large) = (59.0 * 24.0, (20.0, 1.0, 1.0), (1.0, 8.0, 2.0));
+    let text = r#"
+start = "2027-01-01"
+horizon_months = 2
+replications = 40
+seed = 29
+[[workload]]
+name = "small"
+arrivals_per_day = 480
+gpus = 1
+duration_h = { dist = "exponential", mean = 1.0 }
+[[workload]]
+name = "large"
+arrivals_per_day = 24
+gpus = 8
+duration_h = { dist = "exponential", mean = 2.0 }
+[[pool]]
+name = "cloud"
+type = "on_demand"
+gpu = "H100"
+instances = [{ gpus = 1, price_per_gpu_h = 4 }, { gpus = 8, price_per_gpu_h = 3 }]
+[[strategy]]
+name = "sizes"
+pools = ["cloud"]
+"#;
+    let busy = |(rate, gpus, mean): (f64, f64, f64)| {
+        rate * gpus * mean * (hours - mean * (1.0 - (-hours / mean).exp()))
+    };
+    let output = run_all(&config(text));
+    for unit in &output.units {
+        let started: Vec<u64> = unit.pools.iter().map(|p| p.jobs_started).collect();
+        let arrived: Vec<u64> = unit.workloads.iter().map(|w| w.jobs_arrived).collect();
+        assert_eq!(started, arrived, "each job on its own size, replication {}", unit.replication);
+    }
+    let one = pool_estimate(&output, "cloud (1xH100)", |p| p.cost);
+    assert_close(&one, 4.0 * busy(small), 0.02, "cost of the 1-GPU size");
+    let eight = pool_estimate(&output, "cloud (8xH100)", |p| p.cost);
+    assert_close(&eight, 3.0 * busy(large), 0.02, "cost of the 8-GPU size");
+}
