@@ -265,7 +265,7 @@ const BAD_FILES: &[Bad] = &[
     ),
     bad(
         "instances_with_price_schedule",
-        "line 33: `pool.spot.price_schedule` does not go with `instances`",
+        "line 33: `pool.spot.price_schedule` gives one price, but instances[0] has its own price_per_gpu_h",
     ),
     bad(
         "instances_on_prem",

@@ -1009,7 +1009,11 @@ pools = ["cloud"]
     for unit in &output.units {
         let started: Vec<u64> = unit.pools.iter().map(|p| p.jobs_started).collect();
         let arrived: Vec<u64> = unit.workloads.iter().map(|w| w.jobs_arrived).collect();
-        assert_eq!(started, arrived, "each job on its own size, replication {}", unit.replication);
+        assert_eq!(
+            started, arrived,
+            "each job on its own size, replication {}",
+            unit.replication
+        );
     }
     let one = pool_estimate(&output, "cloud (1xH100)", |p| p.cost);
     assert_close(&one, 4.0 * busy(small), 0.02, "cost of the 1-GPU size");

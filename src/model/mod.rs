@@ -598,7 +598,6 @@ impl<'c> FleetSim<'c> {
     pub fn new(config: &'c Config, strategy_idx: usize, replication: u32, trace: bool) -> Self {
         let strategy = &config.strategies[strategy_idx];
         let seed = config.seed;
-        let month_mean_h = config.calendar.month_mean_h();
         let streams = config
             .workloads
             .iter()
@@ -613,91 +612,8 @@ impl<'c> FleetSim<'c> {
                 next_spec: NO_SPEC,
             })
             .collect();
-        let pools: Vec<PoolState> = strategy
-            .pools
-            .iter()
-            .map(|&p| {
-                let pool = &config.pools[p];
-                let named = |purpose: Purpose<'_>| Some(stream(seed, replication, purpose));
-                let name = pool.name.as_str();
-                let (mut shortfalls, mut lifetimes, mut waves, mut victims) =
-                    (None, None, None, None);
-                let (mut failures, mut episodes) = (None, None);
-                if let Some(availability) = pool.elastic().and_then(|e| e.availability.as_ref()) {
-                    shortfalls = named(Purpose::Shortfalls(name));
-                    if matches!(availability.when, Constrained::Episodes { .. }) {
-                        episodes = named(Purpose::Episodes(name));
-                    }
-                }
-                if let PoolKind::Spot(_, preemption) = &pool.kind {
-                    lifetimes = named(Purpose::Preemptions(name));
-                    if preemption.waves_per_month > 0.0 {
-                        // Pools of one zone share their waves' times.
-                        waves = named(Purpose::Waves(&pool.stream_name()));
-                        victims = named(Purpose::WaveVictims(name));
-                    }
-                }
-                if let PoolKind::OnPrem(on_prem) = &pool.kind
-                    && on_prem.failures.is_some()
-                {
-                    failures = named(Purpose::Failures(name));
-                }
-                let mtbf_h = pool.node_mtbf_h(month_mean_h);
-                let slowdown = config
-                    .workloads
-                    .iter()
-                    .map(|w| {
-                        let precision = if strategy.mixed_precision {
-                            w.mixed_precision_speedup
-                        } else {
-                            1.0
-                        };
-                        config.gpu_speed[w.gpu] / config.gpu_speed[pool.gpu] / precision
-                    })
-                    .collect();
-                PoolState {
-                    pool,
-                    facts: PoolFacts {
-                        gpu: pool.gpu,
-                        elastic: pool.is_elastic(),
-                        spot: pool.is_spot(),
-                    },
-                    nodes: NodeSet::new(pool.gpus_per_node, strategy.placement_on(pool)),
-                    constrained: false,
-                    episodes_active: 0,
-                    shortfalls,
-                    lifetimes,
-                    waves,
-                    victims,
-                    failures,
-                    episodes,
-                    slowdown,
-                    node_mtbf_h: mtbf_h,
-                    job_rate_per_gpu_h: job_rates_per_gpu_h(pool, &config.calendar),
-                    open: pool.available_from == 0,
-                    retired: false,
-                    by_month: vec![PoolMonth::default(); config.calendar.months()],
-                    counters: PoolCounters::default(),
-                    reserve_gpus: strategy
-                        .reserve_gpus
-                        .iter()
-                        .find(|(q, _)| *q == p)
-                        .map_or(0, |(_, g)| *g),
-                    held: Vec::new(),
-                    service_gpus: 0,
-                    hold_short: false,
-                    provisioning: std::collections::VecDeque::new(),
-                    capacity_clock: None,
-                    cap_nodes: CapacityTrace::UNLIMITED,
-                    cap_since_h: 0.0,
-                    capacity_refused: false,
-                    gang_gpus_max: match &pool.shape {
-                        Some(shape) if !shape.largest => pool.gpus_per_node,
-                        _ => u32::MAX,
-                    },
-                    larger_sizes: larger_sizes(config, &strategy.pools, p),
-                }
-            })
+        let pools: Vec<PoolState> = (strategy.pools.iter())
+            .map(|&p| pool_state(config, strategy, p, replication))
             .collect();
         let has_elastic = pools.iter().any(|p| p.facts.elastic);
         let home_pool = pools.iter().position(|p| p.pool.storage.site.is_some());
@@ -856,6 +772,97 @@ impl<'c> FleetSim<'c> {
 /// month: the price for cloud pools (at the start of the month; a reservation's for its
 /// term); for on-prem, amortised capital, operations and full-load energy per GPU-hour of a
 /// fully used month.
+/// The state of config pool `p` under `strategy` at the start of a replication: its nodes,
+/// random streams, speeds and rates.
+fn pool_state<'c>(
+    config: &'c Config,
+    strategy: &Strategy,
+    p: usize,
+    replication: u32,
+) -> PoolState<'c> {
+    let seed = config.seed;
+    let month_mean_h = config.calendar.month_mean_h();
+    let pool = &config.pools[p];
+    let named = |purpose: Purpose<'_>| Some(stream(seed, replication, purpose));
+    let name = pool.name.as_str();
+    let (mut shortfalls, mut lifetimes, mut waves, mut victims) = (None, None, None, None);
+    let (mut failures, mut episodes) = (None, None);
+    if let Some(availability) = pool.elastic().and_then(|e| e.availability.as_ref()) {
+        shortfalls = named(Purpose::Shortfalls(name));
+        if matches!(availability.when, Constrained::Episodes { .. }) {
+            episodes = named(Purpose::Episodes(name));
+        }
+    }
+    if let PoolKind::Spot(_, preemption) = &pool.kind {
+        lifetimes = named(Purpose::Preemptions(name));
+        if preemption.waves_per_month > 0.0 {
+            // Pools of one zone share their waves' times.
+            waves = named(Purpose::Waves(&pool.stream_name()));
+            victims = named(Purpose::WaveVictims(name));
+        }
+    }
+    if let PoolKind::OnPrem(on_prem) = &pool.kind
+        && on_prem.failures.is_some()
+    {
+        failures = named(Purpose::Failures(name));
+    }
+    let mtbf_h = pool.node_mtbf_h(month_mean_h);
+    let slowdown = config
+        .workloads
+        .iter()
+        .map(|w| {
+            let precision = if strategy.mixed_precision {
+                w.mixed_precision_speedup
+            } else {
+                1.0
+            };
+            config.gpu_speed[w.gpu] / config.gpu_speed[pool.gpu] / precision
+        })
+        .collect();
+    PoolState {
+        pool,
+        facts: PoolFacts {
+            gpu: pool.gpu,
+            elastic: pool.is_elastic(),
+            spot: pool.is_spot(),
+        },
+        nodes: NodeSet::new(pool.gpus_per_node, strategy.placement_on(pool)),
+        constrained: false,
+        episodes_active: 0,
+        shortfalls,
+        lifetimes,
+        waves,
+        victims,
+        failures,
+        episodes,
+        slowdown,
+        node_mtbf_h: mtbf_h,
+        job_rate_per_gpu_h: job_rates_per_gpu_h(pool, &config.calendar),
+        open: pool.available_from == 0,
+        retired: false,
+        by_month: vec![PoolMonth::default(); config.calendar.months()],
+        counters: PoolCounters::default(),
+        reserve_gpus: strategy
+            .reserve_gpus
+            .iter()
+            .find(|(q, _)| *q == p)
+            .map_or(0, |(_, g)| *g),
+        held: Vec::new(),
+        service_gpus: 0,
+        hold_short: false,
+        provisioning: std::collections::VecDeque::new(),
+        capacity_clock: None,
+        cap_nodes: CapacityTrace::UNLIMITED,
+        cap_since_h: 0.0,
+        capacity_refused: false,
+        gang_gpus_max: match &pool.shape {
+            Some(shape) if !shape.largest => pool.gpus_per_node,
+            _ => u32::MAX,
+        },
+        larger_sizes: larger_sizes(config, &strategy.pools, p),
+    }
+}
+
 /// The positions in `strategy_pools` of the larger instance sizes of config pool `p`'s pool
 /// (none unless `p` is one size of several).
 fn larger_sizes(config: &Config, strategy_pools: &[usize], p: usize) -> Vec<usize> {

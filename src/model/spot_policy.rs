@@ -74,12 +74,15 @@ impl<'c> FleetSim<'c> {
     }
 
     /// The pools the deadline rules reckon with for a job: the first on-demand pool and the
-    /// first spot pool of the strategy that the job may use.
+    /// first spot pool of the strategy that the job may use (of a pool's instance sizes, the
+    /// first that holds its gang).
     fn deadline_pools(&self, slot: u32) -> Option<(usize, usize)> {
-        let usable = self.limits.usable_pools[self.jobs[slot as usize].workload as usize];
+        let job = &self.jobs[slot as usize];
+        let (usable, gpus) = (self.limits.usable_pools[job.workload as usize], job.gpus);
         let first = |wanted: fn(&PoolFacts) -> bool| {
-            (self.pools.iter().enumerate())
-                .position(|(sp, p)| usable & (1u64 << sp) != 0 && wanted(&p.facts))
+            (self.pools.iter().enumerate()).position(|(sp, p)| {
+                usable & (1u64 << sp) != 0 && gpus <= p.gang_gpus_max && wanted(&p.facts)
+            })
         };
         let on_demand = first(|f| f.elastic && !f.spot)?;
         let spot = first(|f| f.spot)?;

@@ -148,9 +148,9 @@ fn check_instance(
 
 /// Its price per GPU-hour: its own, or the pool's times its `price_ratio` (1 by default).
 fn instance_price(c: &mut Checker<'_>, file: &InstanceFile, pool: &PoolFile, at: &str) -> f64 {
-    let ratio = file
-        .price_ratio
-        .map_or(1.0, |r| c.number(r, &format!("{at}.price_ratio"), 0.01, false, 100.0));
+    let ratio = file.price_ratio.map_or(1.0, |r| {
+        c.number(r, &format!("{at}.price_ratio"), 0.01, false, 100.0)
+    });
     let price = match (file.price_per_gpu_h, file.price_ratio) {
         (Some(_), Some(_)) => {
             c.push(
