@@ -248,7 +248,11 @@ mod tests {
         assert_eq!(nodes(dgx).unwrap(), 4);
         assert_eq!(node_label(&config, dgx), "8-GPU H100");
         assert!(price_per_gpu_h(dgx).is_err());
-        assert_eq!(price_words(&config, specialist).unwrap(), "3.5 EUR/GPU-h");
+        // The 1-GPU size lists 7.5 % more per GPU: 3.5 x 1.075 = 3.7625.
+        assert_eq!(
+            price_words(&config, specialist).unwrap(),
+            "3.5 EUR/GPU-h (8-GPU instances; 1-GPU: 3.76)"
+        );
     }
 
     #[test]
@@ -271,7 +275,11 @@ mod tests {
             "{low}"
         );
         let words = price_words(&config, cloud).unwrap();
-        assert!(words.starts_with("4.5 EUR/GPU-h at the start, "), "{words}");
+        // 4.5 x 1.075 = 4.8375 for the 1-GPU size.
+        assert!(
+            words.starts_with("4.5 EUR/GPU-h (8-GPU instances; 1-GPU: 4.84) at the start, "),
+            "{words}"
+        );
         assert!(words.ends_with(" to 4.50 over the 36 months"), "{words}");
     }
 }

@@ -198,21 +198,35 @@ fn paid_months(config: &Config, pool: &Pool) -> std::ops::Range<usize> {
     from..to.min(months).max(from + 1)
 }
 
-/// The on-demand pools of `pool`'s GPU type with a positive price.
+/// The on-demand pools of `pool`'s GPU type with a positive price. The instance sizes of one
+/// pool at one price count once, under the pool's name.
 fn on_demand_pools<'a>(config: &'a Config, pool: &Pool) -> Vec<(&'a str, &'a PriceCurve)> {
-    config
-        .pools
-        .iter()
-        .filter(|p| p.gpu == pool.gpu)
-        .filter_map(|p| match &p.kind {
-            PoolKind::OnDemand(elastic)
-                if elastic.price_per_gpu_h.is_finite() && elastic.price_per_gpu_h > 0.0 =>
-            {
-                Some((p.name.as_str(), &elastic.price))
-            }
-            _ => None,
-        })
-        .collect()
+    let mut pools: Vec<(&str, &PriceCurve)> = Vec::new();
+    for p in config.pools.iter().filter(|p| p.gpu == pool.gpu) {
+        let PoolKind::OnDemand(elastic) = &p.kind else {
+            continue;
+        };
+        if !(elastic.price_per_gpu_h.is_finite() && elastic.price_per_gpu_h > 0.0) {
+            continue;
+        }
+        let family = p.shape.as_ref().map(|s| s.family.as_str());
+        let same_price = |q: &Pool| {
+            q.shape.as_ref().map(|s| s.family.as_str()) == family
+                && q.elastic().is_some_and(|e| e.price == elastic.price)
+        };
+        let sizes_at_one_price = config.pools.iter().filter(|q| same_price(q)).count() > 1;
+        let name = match family {
+            Some(family) if sizes_at_one_price => family,
+            _ => p.name.as_str(),
+        };
+        if !pools
+            .iter()
+            .any(|(n, c)| *n == name && **c == elastic.price)
+        {
+            pools.push((name, &elastic.price));
+        }
+    }
+    pools
 }
 
 /// How a price curve moves over `months`, in words, if it does.

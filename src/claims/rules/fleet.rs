@@ -538,7 +538,7 @@ mod tests {
         let holds = judge(on_prem_break_even, &config, path, &rates, demand(0.6, 0.4));
         assert_eq!(holds.verdict, Verdict::Holds, "{holds:?}");
         // ± 10 of a slope of 1000 per unit of utilisation: ± 1 point.
-        assert!(holds.figure.contains("owning 4 nodes of 8-GPU H100 costs the same as renting at 4.5 EUR/GPU-h when they are 60."), "{}", holds.figure);
+        assert!(holds.figure.contains("owning 4 nodes of 8-GPU H100 costs the same as renting at 4.5 EUR/GPU-h (8-GPU instances; 1-GPU: 4.84) when they are 60."), "{}", holds.figure);
         assert!(
             holds.figure.contains("(36 months, amortised)"),
             "{}",

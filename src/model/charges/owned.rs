@@ -120,6 +120,7 @@ mod tests {
             carbon: Default::default(),
             zone: None,
             region: None,
+            shape: None,
         }
     }
 
