@@ -659,3 +659,87 @@ pools = ["cloud"]
         assert!(close(unit.workloads[0].gpu_hours_busy, 8.0));
     }
 }
+
+/// One free on-prem node of `gpus_per_node` GPUs of type `gpu`, named `name`.
+fn free_node_of(name: &str, gpu: &str, gpus_per_node: u32) -> String {
+    format!(
+        r#"
+[[pool]]
+name = "{name}"
+type = "on_prem"
+gpu = "{gpu}"
+gpus_per_node = {gpus_per_node}
+nodes = 1
+capex_per_node = 0
+amortization_months = 1
+power_kw_per_node = 0
+pue = 1
+electricity_per_kwh = 0
+opex_per_node_month = 0
+"#
+    )
+}
+
+#[test]
+fn each_workload_runs_at_its_own_speed_on_each_gpu_type() {
+    // One 1-GPU H100 node, tried first, and one 1-GPU A100 node. The scenario's [gpu_speed] says
+    // an H100 is twice an A100; each workload replaces it with its own, in opposite ways:
+    //   llm: 10 h on an A100, 2.5 times faster on an H100 (4 h there);
+    //   cnn: 10 h on an A100, half as fast on an H100 (20 h there).
+    // llm#0 (t=0) takes the H100: 0-4. cnn#0 (t=0.5) finds it busy and takes the A100:
+    // 0.5-10.5. cnn#1 (t=1) waits for the H100, free at 4: 4-24 (wait 3 h). llm#1 (t=12) finds
+    // the H100 busy and the A100 free since 10.5: 12-22. Busy 4 + 10 + 20 + 10 = 44 GPU-h.
+    // Deadlines: llm 4.5 h, met on the H100 (4 h; the scenario's speeds would make it 5 h and
+    // every llm job infeasible); cnn 12 h, met on the A100 (10 h). llm#1 (ends 22 > 16.5) and
+    // cnn#1 (24 > 13) are late, none infeasible.
+    let units = run(&format!(
+        r#"
+[gpu_speed]
+A100 = 1.0
+H100 = 2.0
+[[workload]]
+name = "llm"
+arrival_times_h = [0.0, 12.0]
+gpus = 1
+duration_h = 10
+gpu = "A100"
+accepts = ["H100", "A100"]
+gpu_speed = {{ A100 = 1.0, H100 = 2.5 }}
+deadline_h = 4.5
+[[workload]]
+name = "cnn"
+arrival_times_h = [0.5, 1.0]
+gpus = 1
+duration_h = 10
+gpu = "A100"
+accepts = ["H100", "A100"]
+gpu_speed = {{ A100 = 1.0, H100 = 0.5 }}
+deadline_h = 12
+{}{}
+[[strategy]]
+name = "s"
+pools = ["h100", "a100"]
+"#,
+        free_node_of("h100", "H100", 1),
+        free_node_of("a100", "A100", 1)
+    ));
+    let unit = &units[0];
+    let find = |workload: &str, arrival_h: f64| {
+        (unit.jobs.iter())
+            .find(|j| j.workload == workload && j.arrival_h == arrival_h)
+            .unwrap()
+    };
+    for (workload, arrival_h, pool, start_h, end_h) in [
+        ("llm", 0.0, "h100", 0.0, 4.0),
+        ("cnn", 0.5, "a100", 0.5, 10.5),
+        ("cnn", 1.0, "h100", 4.0, 24.0),
+        ("llm", 12.0, "a100", 12.0, 22.0),
+    ] {
+        let j = find(workload, arrival_h);
+        assert_eq!(j.pool, pool, "{j:?}");
+        assert!(close(j.start_h, start_h) && close(j.end_h, end_h), "{j:?}");
+    }
+    let row = &unit.row;
+    assert!(close(row.gpu_hours_busy, 44.0), "{row:?}");
+    assert_eq!((row.deadline_misses, row.deadline_infeasible), (2, 0), "{row:?}");
+}

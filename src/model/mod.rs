@@ -561,7 +561,7 @@ impl WorkloadLimits {
             .collect();
         let reach = (config.workloads.iter())
             .map(|w| match w.deadline_h {
-                Some(_) => w.reachable_speedups(strategy, &config.pools, &config.gpu_speed),
+                Some(_) => w.reachable_speedups(strategy, &config.pools),
                 None => Vec::new(),
             })
             .collect();
@@ -644,7 +644,7 @@ impl<'c> FleetSim<'c> {
                         } else {
                             1.0
                         };
-                        config.gpu_speed[w.gpu] / config.gpu_speed[pool.gpu] / precision
+                        w.gpu_speed[w.gpu] / w.gpu_speed[pool.gpu] / precision
                     })
                     .collect();
                 PoolState {

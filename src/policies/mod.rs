@@ -138,6 +138,8 @@ mod tests {
             duration_h: DurationDist::Fixed { value_h: 1.0 },
             gpu: 0,
             accepts_mask: 0b01,
+            gpu_speed: vec![1.0, 1.0],
+            own_gpu_speed: false,
             mixed_precision_speedup: 1.0,
             checkpoint: None,
             deadline_h,

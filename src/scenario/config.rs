@@ -165,6 +165,13 @@ pub struct Workload {
     pub gpu: usize,
     /// Bit `t` set: the job may run on GPU type `t`.
     pub accepts_mask: u64,
+    /// Relative throughput of each GPU type (index as `Config::gpu_types`) for its jobs: its
+    /// own `gpu_speed` where it gives one, else the scenario's `Config::gpu_speed`. Only ratios
+    /// between types it may run on are read, so one workload's values are never compared with
+    /// another's.
+    pub gpu_speed: Vec<f64>,
+    /// It gives its own `gpu_speed` (its values are then on a scale of their own).
+    pub own_gpu_speed: bool,
     pub mixed_precision_speedup: f64,
     pub checkpoint: Option<Checkpoint>,
     pub deadline_h: Option<f64>,
@@ -202,12 +209,7 @@ impl Workload {
 
     /// `(GPUs it can hold, speed-up over the reference type)` of each pool of `strategy` a job
     /// of it may reach (`u64::MAX` GPUs: no bound), fastest first.
-    pub fn reachable_speedups(
-        &self,
-        strategy: &Strategy,
-        pools: &[Pool],
-        speed: &[f64],
-    ) -> Vec<(u64, f64)> {
+    pub fn reachable_speedups(&self, strategy: &Strategy, pools: &[Pool]) -> Vec<(u64, f64)> {
         let precision = if strategy.mixed_precision {
             self.mixed_precision_speedup
         } else {
@@ -218,11 +220,17 @@ impl Workload {
             .filter(|&(p, pool)| self.may_reach(strategy, p, pool))
             .map(|(_, pool)| {
                 let capacity_gpus = pool.capacity_gpus().unwrap_or(u64::MAX);
-                (capacity_gpus, speed[pool.gpu] / speed[self.gpu] * precision)
+                (capacity_gpus, self.speedup_on(pool.gpu) * precision)
             })
             .collect();
         reach.sort_by(|a, b| b.1.total_cmp(&a.1));
         reach
+    }
+
+    /// How much faster its jobs run on GPU type `gpu` than on its reference type (its own
+    /// `gpu_speed` when it gives one, else the scenario's): `speed[gpu] / speed[self.gpu]`.
+    pub fn speedup_on(&self, gpu: usize) -> f64 {
+        self.gpu_speed[gpu] / self.gpu_speed[self.gpu]
     }
 
     /// Whether its jobs may use config pool `pool`: of a GPU type it accepts, and among its

@@ -232,6 +232,14 @@ pub struct WorkloadFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1.0, max = 100.0), extend("default" = 1))]
     pub mixed_precision_speedup: Option<f64>,
+    /// Relative throughput of each GPU type for this workload's jobs (a row of a throughput
+    /// matrix, e.g. `{ A100 = 1.0, H100 = 2.1 }`): replaces the scenario's `[gpu_speed]` for
+    /// this workload, so it must name `gpu` and every accepted type when it accepts more than
+    /// one. Each type must be known to the scenario (offered by a pool or named in
+    /// `[gpu_speed]`). Default: the scenario's `[gpu_speed]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "shapes::workload_gpu_speed")]
+    pub gpu_speed: Option<BTreeMap<String, f64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<CheckpointFile>,
     /// Deadline, hours after arrival: a later completion is a deadline miss. Default: none.

@@ -61,6 +61,14 @@ pub fn gpu_speed(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
+pub fn workload_gpu_speed(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "object",
+        "minProperties": 1,
+        "additionalProperties": { "type": "number", "exclusiveMinimum": 0 },
+    })
+}
+
 pub fn vary(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "type": "object",

@@ -38,6 +38,8 @@ pub(super) struct WorkloadContext<'a> {
     /// GPU types some pool offers.
     pub(super) offered: &'a BTreeSet<String>,
     pub(super) speeds: &'a BTreeMap<String, f64>,
+    /// The scenario's speed of each of `gpu_types` (1 when `[gpu_speed]` does not name it).
+    pub(super) gpu_speed: &'a [f64],
     pub(super) horizon_h: f64,
     pub(super) pool_names: &'a BTreeMap<String, usize>,
 }
@@ -101,6 +103,7 @@ fn check_workload(
             gpu: &w.gpu,
             accepts: &w.accepts,
             refers: "duration_h refers to",
+            own_speeds: w.gpu_speed.as_ref(),
         },
         at,
         context,
@@ -139,6 +142,11 @@ fn check_workload(
         duration_h: duration?,
         gpu: gpu?,
         accepts_mask,
+        gpu_speed: match &w.gpu_speed {
+            Some(own) => own_gpu_speed(c, own, &f("gpu_speed"), context),
+            None => context.gpu_speed.to_vec(),
+        },
+        own_gpu_speed: w.gpu_speed.is_some(),
         mixed_precision_speedup: speedup,
         checkpoint,
         deadline_h,
@@ -159,6 +167,40 @@ fn check_workload(
             .map_or(0.0, |g| c.non_negative(g, &f("dataset_gb"))),
         trace: None, // Set by `inputs::replay::attach`.
     })
+}
+
+/// A workload's own `gpu_speed`, by scenario GPU type: each named type known to the scenario,
+/// each speed above 0. A type it does not name keeps the scenario's speed, which is never read:
+/// `gpu_choice` requires the table to name every type the workload may run on.
+fn own_gpu_speed(
+    c: &mut Checker<'_>,
+    own: &BTreeMap<String, f64>,
+    field: &str,
+    context: &WorkloadContext<'_>,
+) -> Vec<f64> {
+    let mut speed = context.gpu_speed.to_vec();
+    if own.is_empty() {
+        c.push(
+            field,
+            "must name at least one GPU type, e.g. { A100 = 1.0, H100 = 2.1 }; leave it out to use [gpu_speed]",
+        );
+    }
+    for (name, value) in own {
+        let at = format!("{field}.{name}");
+        let value = c.positive(*value, &at);
+        match context.gpu_types.iter().position(|g| g == name) {
+            Some(t) => speed[t] = value,
+            None => c.push(
+                &at,
+                format!(
+                    "names GPU type `{name}` that no pool offers and [gpu_speed] does not name{}; known types: {}",
+                    did_you_mean(name, context.gpu_types.iter().map(String::as_str)),
+                    context.gpu_types.join(", ")
+                ),
+            ),
+        }
+    }
+    speed
 }
 
 /// The pools a workload names, as indices into the scenario's pools (each known, none twice).
@@ -297,6 +339,8 @@ pub(super) struct GpuFields<'a> {
     pub(super) accepts: &'a Option<Vec<String>>,
     /// What the reference type is for, in messages: "duration_h refers to".
     pub(super) refers: &'a str,
+    /// Its own speed table, which replaces `[gpu_speed]` for it (workloads only).
+    pub(super) own_speeds: Option<&'a BTreeMap<String, f64>>,
 }
 
 /// The GPU types a workload runs on.
@@ -389,11 +433,16 @@ pub(super) fn gpu_choice(
             accepts_mask |= 1 << t;
             if gpu_name.as_deref() != Some(name.as_str()) {
                 for needed in [gpu_name.as_deref().unwrap_or_default(), name.as_str()] {
-                    if !speeds.contains_key(needed) {
-                        c.push(&format!("gpu_speed.{needed}"), format!(
+                    match w.own_speeds {
+                        None if !speeds.contains_key(needed) => c.push(&format!("gpu_speed.{needed}"), format!(
                             "is missing: {} may run on {name} but its {} {}; give both types a relative speed in [gpu_speed]",
                             w.name, w.refers, gpu_name.as_deref().unwrap_or_default()
-                        ));
+                        )),
+                        Some(own) if !own.contains_key(needed) => c.push(&f(&format!("gpu_speed.{needed}")), format!(
+                            "is missing: {} may run on {name} but its {} {}; its own gpu_speed replaces [gpu_speed], so it must give both types a relative speed",
+                            w.name, w.refers, gpu_name.as_deref().unwrap_or_default()
+                        )),
+                        _ => {}
                     }
                 }
             }

@@ -383,8 +383,13 @@ fn duration_factors(checked: &Checked, i: usize, trace: &Trace, push: &mut Push<
             let gpu_name = &config.gpu_types[workload.gpu];
             let mut missing = Vec::new();
             let type_name = config.gpu_types[type_index].as_str();
+            // A workload's own gpu_speed replaces [gpu_speed] for it.
+            let (speeds, table) = match &checked.resolved.workload[i].gpu_speed {
+                Some(own) => (own, "its own gpu_speed"),
+                None => (&checked.resolved.gpu_speed, "[gpu_speed]"),
+            };
             for needed in [gpu_name.as_str(), type_name] {
-                if !checked.resolved.gpu_speed.contains_key(needed) {
+                if !speeds.contains_key(needed) {
                     missing.push(needed);
                 }
             }
@@ -392,14 +397,14 @@ fn duration_factors(checked: &Checked, i: usize, trace: &Trace, push: &mut Push<
                 push(
                     "trace",
                     format!(
-                        "{where_}: jobs ran on {name} but the workload's gpu is {gpu_name}, and [gpu_speed] lacks {}; give both types a relative speed so the durations can be converted",
+                        "{where_}: jobs ran on {name} but the workload's gpu is {gpu_name}, and {table} lacks {}; give both types a relative speed so the durations can be converted",
                         missing.join(" and ")
                     ),
                 );
                 continue;
             }
         }
-        duration_factor[t + 1] = config.gpu_speed[type_index] / config.gpu_speed[workload.gpu];
+        duration_factor[t + 1] = workload.gpu_speed[type_index] / workload.gpu_speed[workload.gpu];
     }
     duration_factor
 }
