@@ -217,6 +217,8 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("strategy_unknown_pool", NotExpressible),           // a name defined elsewhere
         ("workload_unknown_pool", NotExpressible),           // a name defined elsewhere
         ("workload_pools_outside_strategy", NotExpressible), // a rule across tables
+        ("workload_gpu_speed_unknown_type", NotExpressible), // a name defined elsewhere
+        ("workload_gpu_speed_missing_type", NotExpressible), // a rule across fields
         ("strategy_without_pools", Expressible),             // required
         ("syntax_unclosed_header", NotToml),
         ("syntax_unquoted_value", NotToml),

@@ -256,6 +256,14 @@ const BAD_FILES: &[Bad] = &[
         "line 50: `strategy.hybrid.pools` offer no pool that workload `train` can use (it accepts H100 and names pools reserved;",
     ),
     bad(
+        "workload_gpu_speed_unknown_type",
+        "`workload.train.gpu_speed.H10` names GPU type `H10` that no pool offers and [gpu_speed] does not name (did you mean `H100`?); known types: H100, A100",
+    ),
+    bad(
+        "workload_gpu_speed_missing_type",
+        "line 19: `workload.train.gpu_speed.H100` is missing: workload `train` may run on H100 but its duration_h refers to A100; its own gpu_speed replaces [gpu_speed], so it must give both types a relative speed",
+    ),
+    bad(
         "unknown_baseline",
         "line 7: `baseline` names no strategy: `hybird` (did you mean `hybrid`?); strategies are: hybrid, reserved",
     ),

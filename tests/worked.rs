@@ -741,5 +741,9 @@ pools = ["h100", "a100"]
     }
     let row = &unit.row;
     assert!(close(row.gpu_hours_busy, 44.0), "{row:?}");
-    assert_eq!((row.deadline_misses, row.deadline_infeasible), (2, 0), "{row:?}");
+    assert_eq!(
+        (row.deadline_misses, row.deadline_infeasible),
+        (2, 0),
+        "{row:?}"
+    );
 }

@@ -771,6 +771,25 @@ mod tests {
     }
 
     #[test]
+    fn a_workload_s_own_gpu_speed_converts_its_trace_durations() {
+        // For this workload an A100 is a quarter of an H100 (the scenario says half): the a100
+        // job's 24 h on an A100 are 24 x 0.25 / 1 = 6 h of work on its H100.
+        let loaded = source("gpu_speed = { H100 = 1.0, A100 = 0.25 }")
+            .load(&[])
+            .unwrap();
+        let replay = loaded.config.workloads[0].trace.as_ref().unwrap();
+        let typed = replay.trace.jobs.iter().position(|j| j.gpus == 8).unwrap() as u32;
+        assert_eq!(replay.job(typed), (8, 6.0));
+        // Its table replaces [gpu_speed]: a type the trace ran on must be in it.
+        let error = source("gpu_speed = { H100 = 1.0 }").load(&[]).unwrap_err();
+        let message = format!("{error:#}");
+        assert!(
+            message.contains("and its own gpu_speed lacks A100; give both types"),
+            "{message}"
+        );
+    }
+
+    #[test]
     fn a_job_the_trace_marks_not_checkpointable_does_not_checkpoint() {
         let dir = std::env::temp_dir().join(format!("fleetsim-replay-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
