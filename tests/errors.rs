@@ -895,6 +895,10 @@ const WARNINGS: &[(&str, &str)] = &[
         "warning: strategy `reserved` has owned capacity of about 8 GPUs but the workloads offer about 56 GPUs of load by the end of the horizon and does not burst to an elastic pool: the queue grows without bound, and jobs still waiting at the end are reported as jobs_unfinished",
     ),
     (
+        "overloaded_at_own_speed",
+        "warning: strategy `s` has owned capacity of about 4 GPUs but the workloads offer about 5 GPUs of load and does not burst",
+    ),
+    (
         "warmup_longer_than_horizon",
         "warning: warmup_days = 40 covers the whole horizon of 1 month(s): no job is counted",
     ),
