@@ -747,3 +747,146 @@ pools = ["h100", "a100"]
         "{row:?}"
     );
 }
+
+/// One 8-GPU on-demand node at most (2 per GPU-hour, ready at once, released when idle), a
+/// 4-GPU job holding half of it over 0-10, and an 8-GPU job at t=1 that may shrink: the
+/// strategy's `elastic` as given.
+fn half_busy_node(scaling: &str, elastic: bool) -> Vec<UnitResult> {
+    run(&format!(
+        r#"
+[[workload]]
+name = "small"
+arrival_times_h = [0.0]
+gpus = 4
+duration_h = 10
+[[workload]]
+name = "train"
+arrival_times_h = [1.0]
+gpus = 8
+duration_h = 6
+{scaling}
+[[pool]]
+name = "cloud"
+type = "on_demand"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 2
+max_nodes = 1
+provisioning_h = 0
+idle_timeout_h = 0
+[[strategy]]
+name = "s"
+pools = ["cloud"]
+elastic = {elastic}
+"#
+    ))
+}
+
+#[test]
+fn an_elastic_gang_starts_at_once_on_the_gpus_free_and_runs_longer_by_its_scaling() {
+    // Efficiency 0.9: each doubling of the count multiplies throughput by 2 x 0.9 = 1.8, so on
+    // half its 8 GPUs the job takes 1.8 times as long. Counts it may take: 8, 4, 2 (min_gpus).
+    // At t=1 the node has 4 GPUs free and may not grow (max_nodes = 1): 8 does not fit, 4 does.
+    // It runs 1 to 1 + 6 x 1.8 = 11.8 on 4 GPUs (wait 0): 43.2 GPU-h, cost 43.2 x 2 = 86.4.
+    // small: 0-10 on 4 GPUs, 40 GPU-h, cost 80. Busy 40 + 43.2 = 83.2 GPU-h.
+    // The node lives 0 to 11.8 (42,480 s, whole seconds): paid 8 x 11.8 = 94.4 GPU-h, 188.8.
+    let units = half_busy_node("scaling_efficiency = 0.9\nmin_gpus = 2", true);
+    let unit = &units[0];
+    let train = job(unit, 1);
+    assert!(close(train.start_h, 1.0) && close(train.end_h, 11.8), "{train:?}");
+    assert_eq!((train.gpus, train.wait_h), (8, 0.0), "jobs.csv keeps the asked count");
+    assert!(close(train.cost, 86.4), "{train:?}");
+    assert!(close(job(unit, 0).cost, 80.0));
+    let row = &unit.row;
+    assert!(close(row.gpu_hours_busy, 83.2), "{row:?}");
+    assert!(close(row.gpu_hours_paid, 94.4), "{row:?}");
+    assert!(close(row.total_cost, 188.8), "{row:?}");
+}
+
+#[test]
+fn without_elastic_the_same_gang_waits_for_its_asked_count() {
+    // The same files with elastic = false: train waits for small to end at 10 and runs 10-16 on
+    // its 8 GPUs (wait 9): 48 GPU-h, cost 96. Busy 40 + 48 = 88; the node lives 0-16: paid 128
+    // GPU-h, 256.
+    let units = half_busy_node("scaling_efficiency = 0.9\nmin_gpus = 2", false);
+    let unit = &units[0];
+    let train = job(unit, 1);
+    assert!(close(train.start_h, 10.0) && close(train.end_h, 16.0), "{train:?}");
+    assert!(close(train.wait_h, 9.0) && close(train.cost, 96.0), "{train:?}");
+    let row = &unit.row;
+    assert!(close(row.gpu_hours_busy, 88.0) && close(row.gpu_hours_paid, 128.0), "{row:?}");
+    assert!(close(row.total_cost, 256.0), "{row:?}");
+}
+
+#[test]
+fn an_elastic_gang_takes_only_counts_its_scaling_table_lists() {
+    // A table of speed-ups { 1 = 1, 4 = 3.2, 8 = 5.6 } and min_gpus = 1: counts 8, 4 and 1.
+    // With small on 4 GPUs, 4 are free: 8 does not fit, 4 does (5, 6 and 7 are not listed).
+    // On 4 instead of 8 it runs 5.6 / 3.2 = 1.75 times as long: 1 to 1 + 6 x 1.75 = 11.5,
+    // 4 x 10.5 = 42 GPU-h, cost 84.
+    let units = half_busy_node("scaling = { 1 = 1.0, 4 = 3.2, 8 = 5.6 }\nmin_gpus = 1", true);
+    let unit = &units[0];
+    let train = job(unit, 1);
+    assert!(close(train.start_h, 1.0) && close(train.end_h, 11.5), "{train:?}");
+    assert!(close(train.cost, 84.0), "{train:?}");
+    assert!(close(unit.row.gpu_hours_busy, 40.0 + 42.0), "{:?}", unit.row);
+}
+
+#[test]
+fn an_interrupted_elastic_gang_keeps_its_saved_work_and_restarts_on_what_fits_then() {
+    // A reserved 4-GPU node for January (744 h), 8-GPU on-demand nodes behind it. An 8-GPU job
+    // of 100 h (hours on 8 GPUs) arrives at t=700, efficiency 0.9, min_gpus = 4, checkpoint
+    // every 10 h of work (write 0.5 h, restore 1 h). The reservation comes first in the
+    // strategy: 8 GPUs do not fit its node, 4 do. On 4 its work is 100 x 1.8 = 180 h.
+    // 700-744: 44 h = 4 cycles of 10.5 h (40 h of work saved, 2 h writing) and 2 h lost when
+    // the term ends. Saved: 40 h on 4 GPUs = 40 / 1.8 = 22.2222 h on 8; left 77.7778 h.
+    // It restarts with the count that fits then: 8 on a new on-demand node. Restore 1 h, the
+    // 77.7778 h with 7 checkpoints (at 10, ..., 70 h: 3.5 h), 82.2778 h: ends at 826.2778.
+    // Lost 4 x 2 = 8 GPU-h. Checkpoint GPU-h 4 x 2 + 8 x (1 + 3.5) = 44.
+    // Cost: 744 x 4 x 10 x 0.6 = 17,856 reserved; on demand 8 x 82.2778 x 10 = 6,582.22 (the
+    // node lives 296,200 s, whole seconds).
+    let units = run(r#"
+[[workload]]
+name = "training"
+arrival_times_h = [700.0]
+gpus = 8
+duration_h = 100
+scaling_efficiency = 0.9
+min_gpus = 4
+checkpoint = { every_h = 10, write_h = 0.5, restart_h = 1 }
+[[pool]]
+name = "committed"
+type = "reserved"
+gpu = "H100"
+gpus_per_node = 4
+nodes = 1
+price_per_gpu_h = 10
+discount = 0.4
+term_months = 1
+[[pool]]
+name = "cloud"
+type = "on_demand"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 10
+provisioning_h = 0
+idle_timeout_h = 0
+[[strategy]]
+name = "reserved-first"
+pools = ["committed", "cloud"]
+elastic = true
+"#);
+    let unit = &units[0];
+    let row = &unit.row;
+    let training = job(unit, 0);
+    let left_h = 100.0 - 40.0 / 1.8;
+    let end_h = 744.0 + 1.0 + left_h + 7.0 * 0.5;
+    assert!(close(end_h, 826.277_777_777_777_8));
+    assert!(close(training.end_h, end_h), "{training:?}");
+    assert_eq!(training.pool, "cloud");
+    assert!(close(row.lost_gpu_hours, 8.0), "{row:?}");
+    assert!(close(row.checkpoint_gpu_hours, 44.0), "{row:?}");
+    assert!(close(row.cost_reserved, 17_856.0), "{row:?}");
+    assert!(close(row.cost_on_demand, 8.0 * 10.0 * (end_h - 744.0)), "{row:?}");
+    assert!(close(row.gpu_hours_busy, 4.0 * 44.0 + 8.0 * (end_h - 744.0)), "{row:?}");
+}

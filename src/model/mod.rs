@@ -50,7 +50,9 @@ use crate::records::{
 };
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::NO_SPEC;
-use crate::scenario::{CapacityTrace, Config, Constrained, Placement, Pool, PoolKind, Strategy};
+use crate::scenario::{
+    CapacityTrace, Config, Constrained, Placement, Pool, PoolKind, Scaling, Strategy,
+};
 use accounts::Accounts;
 use billing::OwnedMonth;
 use free_times::Reservation;
@@ -419,7 +421,12 @@ struct Job {
     /// Its trace job ([`NO_SPEC`]: drawn from the workload's distributions).
     spec: u32,
     team: u16,
+    /// GPUs of its current run; while it waits, the fewest it may start on (its asked count,
+    /// or for an elastic gang its smallest allowed count, so caches keyed on it never skip a
+    /// job that could start smaller).
     gpus: u32,
+    /// GPUs it asked for: its work (`remaining_ref_h`) is hours on this many.
+    asked: u32,
     arrival_h: f64,
     queued_h: f64,
     /// Work left, and all of it, hours on the workload's reference GPU type.

@@ -229,6 +229,54 @@ impl<'c> FleetSim<'c> {
         plan: &mut GangPlan,
         sim: &mut Sim<Event>,
     ) -> OnPool {
+        match self.elastic_scaling(slot) {
+            None => self.place_gang(slot, sp, plan, sim),
+            Some(scaling) => self.place_elastic(slot, sp, scaling, plan, sim),
+        }
+    }
+
+    /// An elastic gang on pool `sp`: its allowed counts from the largest down, the first that
+    /// the pool takes. A count held back by another job's reservation lets a smaller one try;
+    /// a refused node request ends the try (the pool waits for its retry timer).
+    fn place_elastic(
+        &mut self,
+        slot: u32,
+        sp: usize,
+        scaling: &Scaling,
+        plan: &mut GangPlan,
+        sim: &mut Sim<Event>,
+    ) -> OnPool {
+        let (queued, asked) = {
+            let job = &self.jobs[slot as usize];
+            (job.gpus, job.asked)
+        };
+        let mut outcome = OnPool::NoCapacity;
+        let mut count = Some(scaling.largest(asked));
+        while let Some(n) = count {
+            self.jobs[slot as usize].gpus = n;
+            match self.place_gang(slot, sp, plan, sim) {
+                OnPool::Placed => return OnPool::Placed,
+                OnPool::NoCapacity => {}
+                OnPool::Held => outcome = OnPool::Held,
+                OnPool::Refused => {
+                    outcome = OnPool::Refused;
+                    break;
+                }
+            }
+            count = scaling.below(asked, n);
+        }
+        self.jobs[slot as usize].gpus = queued;
+        outcome
+    }
+
+    /// Places the job's gang (its current `gpus`) on pool `sp`, if the pool has or may add the room.
+    fn place_gang(
+        &mut self,
+        slot: u32,
+        sp: usize,
+        plan: &mut GangPlan,
+        sim: &mut Sim<Event>,
+    ) -> OnPool {
         let now_h = sim.now_h();
         let gpus = self.jobs[slot as usize].gpus;
         // Most tries of a busy fleet find no room: the buckets tell without planning.

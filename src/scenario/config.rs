@@ -172,6 +172,9 @@ pub struct Workload {
     pub gpu_speed: Vec<f64>,
     /// It gives its own `gpu_speed` (its values are then on a scale of their own).
     pub own_gpu_speed: bool,
+    /// Data-parallel scaling (`scaling_efficiency` or `scaling`): the GPU counts its jobs may
+    /// run on under an `elastic` strategy, and how fast. `None`: only the asked count.
+    pub scaling: Option<Scaling>,
     pub mixed_precision_speedup: f64,
     pub checkpoint: Option<Checkpoint>,
     pub deadline_h: Option<f64>,
@@ -241,6 +244,89 @@ impl Workload {
                 .pools
                 .as_ref()
                 .is_none_or(|pools| pools.contains(&pool))
+    }
+}
+
+/// How a workload's jobs speed up with their GPU count, and the counts they may run on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scaling {
+    pub law: ScalingLaw,
+    /// Bounds of the counts (`None`: the job's asked count).
+    pub min_gpus: Option<u32>,
+    pub max_gpus: Option<u32>,
+}
+
+/// Speed-up on `n` GPUs, relative to one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScalingLaw {
+    /// `scaling_efficiency = e`: each doubling of the count multiplies throughput by `2e`
+    /// (speed-up `n^log2(2e)`); counts are the asked count times or divided by powers of two.
+    Efficiency(f64),
+    /// `scaling`: `(count, speed-up)`, increasing by count; only these counts.
+    Table(Vec<(u32, f64)>),
+}
+
+impl Scaling {
+    /// The largest count a job asking `asked` GPUs may run on.
+    pub fn largest(&self, asked: u32) -> u32 {
+        let (low, high) = self.bounds(asked);
+        match &self.law {
+            ScalingLaw::Efficiency(_) => {
+                let mut n = asked;
+                while n.checked_mul(2).is_some_and(|d| d <= high) {
+                    n *= 2;
+                }
+                n
+            }
+            ScalingLaw::Table(table) => (table.iter().rev())
+                .map(|&(n, _)| n)
+                .find(|&n| (low..=high).contains(&n))
+                .unwrap_or(asked),
+        }
+    }
+
+    /// The next smaller count than `n` a job asking `asked` GPUs may run on.
+    pub fn below(&self, asked: u32, n: u32) -> Option<u32> {
+        let (low, _) = self.bounds(asked);
+        match &self.law {
+            ScalingLaw::Efficiency(_) => (n % 2 == 0 && n / 2 >= low).then_some(n / 2),
+            ScalingLaw::Table(table) => (table.iter().rev())
+                .map(|&(c, _)| c)
+                .find(|&c| c < n && c >= low),
+        }
+    }
+
+    /// The smallest count a job asking `asked` GPUs may run on.
+    pub fn smallest(&self, asked: u32) -> u32 {
+        let mut n = self.largest(asked);
+        while let Some(smaller) = self.below(asked, n) {
+            n = smaller;
+        }
+        n
+    }
+
+    /// Run time on `n` GPUs over run time on the asked `asked`: `speedup(asked) / speedup(n)`.
+    pub fn time_factor(&self, asked: u32, n: u32) -> f64 {
+        match &self.law {
+            ScalingLaw::Efficiency(e) => {
+                (f64::from(asked) / f64::from(n)).powf((2.0 * e).log2())
+            }
+            ScalingLaw::Table(table) => {
+                let speedup = |count: u32| {
+                    (table.iter())
+                        .find(|&&(c, _)| c == count)
+                        .map_or(1.0, |&(_, s)| s)
+                };
+                speedup(asked) / speedup(n)
+            }
+        }
+    }
+
+    fn bounds(&self, asked: u32) -> (u32, u32) {
+        (
+            self.min_gpus.unwrap_or(asked).min(asked),
+            self.max_gpus.unwrap_or(asked).max(asked),
+        )
     }
 }
 
@@ -1001,6 +1087,9 @@ pub struct Strategy {
     /// kept before leaving spot, hours.
     pub deadline_safety_h: f64,
     pub mixed_precision: bool,
+    /// Jobs of workloads that declare scaling start on the largest count they may that fits
+    /// (`elastic = true`).
+    pub elastic: bool,
     /// Jobs of workloads with a deadline never use spot pools.
     pub deadline_jobs_off_spot: bool,
     /// Workloads checkpoint as their `checkpoint` section says (false: nobody checkpoints,

@@ -69,6 +69,16 @@ pub fn workload_gpu_speed(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
+/// A workload's `scaling`: speed-up by GPU count.
+pub fn scaling(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "object",
+        "minProperties": 1,
+        "propertyNames": { "pattern": "^[1-9][0-9]*$" },
+        "additionalProperties": { "type": "number", "exclusiveMinimum": 0 },
+    })
+}
+
 pub fn vary(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "type": "object",

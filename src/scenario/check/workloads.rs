@@ -123,6 +123,7 @@ fn check_workload(
     {
         c.push(&f("team"), problem);
     }
+    let scaling = gpus.as_ref().and_then(|mix| scaling(c, w, mix, at));
     resolved.growth_per_month = Some(growth);
     resolved.gpu = gpu_name.clone();
     resolved.accepts = Some(accepts);
@@ -147,6 +148,7 @@ fn check_workload(
             None => context.gpu_speed.to_vec(),
         },
         own_gpu_speed: w.gpu_speed.is_some(),
+        scaling,
         mixed_precision_speedup: speedup,
         checkpoint,
         deadline_h,
@@ -167,6 +169,112 @@ fn check_workload(
             .map_or(0.0, |g| c.non_negative(g, &f("dataset_gb"))),
         trace: None, // Set by `inputs::replay::attach`.
     })
+}
+
+/// A workload's data-parallel scaling: `scaling_efficiency` or a `scaling` table, and the
+/// bounds `min_gpus` and `max_gpus` around every count of `gpus`.
+fn scaling(c: &mut Checker<'_>, w: &WorkloadFile, mix: &GpuMix, at: &str) -> Option<Scaling> {
+    let f = |name: &str| format!("{at}.{name}");
+    let asked: Vec<u32> = mix.cumulative.iter().map(|&(g, _)| g).collect();
+    let (fewest, most) = (
+        asked.iter().copied().min().unwrap_or(1),
+        asked.iter().copied().max().unwrap_or(1),
+    );
+    let law = match (w.scaling_efficiency, &w.scaling) {
+        (Some(_), Some(_)) => {
+            c.push(
+                &f("scaling"),
+                "takes the place of scaling_efficiency; give one or the other",
+            );
+            return None;
+        }
+        (Some(e), None) => ScalingLaw::Efficiency(c.number(
+            e,
+            &f("scaling_efficiency"),
+            0.5,
+            true,
+            1.0,
+        )),
+        (None, Some(table)) => ScalingLaw::Table(scaling_table(c, table, &asked, &f("scaling"))),
+        (None, None) => {
+            for (field, given) in [("min_gpus", w.min_gpus), ("max_gpus", w.max_gpus)] {
+                if given.is_some() {
+                    c.push(
+                        &f(field),
+                        "needs scaling_efficiency or scaling: how fast a job runs on another GPU count",
+                    );
+                }
+            }
+            return None;
+        }
+    };
+    if w.trace.is_some() {
+        let field = if w.scaling.is_some() { "scaling" } else { "scaling_efficiency" };
+        c.push(
+            &f(field),
+            "is not supported on a trace workload (its jobs run on the GPUs the trace gives)",
+        );
+    }
+    if let Some(min) = w.min_gpus
+        && !(1..=fewest).contains(&min)
+    {
+        c.push(
+            &f("min_gpus"),
+            format!("must be at least 1 and at most the smallest count of gpus ({fewest}), got {min}"),
+        );
+    }
+    if let Some(max) = w.max_gpus
+        && max < most
+    {
+        c.push(
+            &f("max_gpus"),
+            format!("must be at least the largest count of gpus ({most}), got {max}"),
+        );
+    }
+    if let (Some(min), Some(max)) = (w.min_gpus, w.max_gpus)
+        && min > max
+    {
+        c.push(
+            &f("min_gpus"),
+            format!("must be at most max_gpus ({max}), got {min}"),
+        );
+    }
+    Some(Scaling {
+        law,
+        min_gpus: w.min_gpus,
+        max_gpus: w.max_gpus,
+    })
+}
+
+/// A `scaling` table: GPU counts (each at least 1) and speed-ups above 0, with every count a
+/// job may ask (`asked`).
+fn scaling_table(
+    c: &mut Checker<'_>,
+    table: &BTreeMap<String, f64>,
+    asked: &[u32],
+    field: &str,
+) -> Vec<(u32, f64)> {
+    let mut entries = Vec::new();
+    for (key, speedup) in table {
+        let at = format!("{field}.{key}");
+        match key.parse::<u32>() {
+            Ok(n) if n >= 1 => entries.push((n, c.positive(*speedup, &at))),
+            _ => c.push(
+                &at,
+                format!("`{key}` is not a GPU count; keys are counts and values speed-ups, e.g. {{ 1 = 1.0, 2 = 1.9, 4 = 3.5 }}"),
+            ),
+        }
+    }
+    entries.sort_by_key(|&(n, _)| n);
+    for &g in asked {
+        if !entries.iter().any(|&(n, _)| n == g) {
+            c.push(
+                field,
+                format!("must give the speed-up of every count of gpus: {g} is missing"),
+            );
+        }
+    }
+    entries
 }
 
 /// A workload's own `gpu_speed`, by scenario GPU type: each named type known to the scenario,
