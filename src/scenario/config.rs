@@ -1239,3 +1239,51 @@ impl Workload {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(scaling: &Scaling, asked: u32) -> Vec<u32> {
+        let mut n = Some(scaling.largest(asked));
+        let mut all = Vec::new();
+        while let Some(count) = n {
+            all.push(count);
+            n = scaling.below(asked, count);
+        }
+        all
+    }
+
+    #[test]
+    fn an_efficiency_allows_the_asked_count_doubled_and_halved_within_the_bounds() {
+        let scaling = |min_gpus, max_gpus| Scaling {
+            law: ScalingLaw::Efficiency(0.9),
+            min_gpus,
+            max_gpus,
+        };
+        // 8 within 2..16: 16, 8, 4, 2; 6 within 1..12: 12, 6, 3 (1.5 is no count).
+        assert_eq!(counts(&scaling(Some(2), Some(16)), 8), [16, 8, 4, 2]);
+        assert_eq!(counts(&scaling(Some(1), Some(12)), 6), [12, 6, 3]);
+        assert_eq!(scaling(Some(1), Some(12)).smallest(6), 3);
+        // No bounds: the asked count only.
+        assert_eq!(counts(&scaling(None, None), 8), [8]);
+        // On half the GPUs, 2 x 0.9 = 1.8 times as long; on twice, 1 / 1.8.
+        let s = scaling(Some(2), Some(16));
+        assert!((s.time_factor(8, 4) - 1.8).abs() < 1e-12);
+        assert!((s.time_factor(8, 16) - 1.0 / 1.8).abs() < 1e-12);
+        assert!((s.time_factor(8, 2) - 1.8 * 1.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_table_allows_only_its_counts_within_the_bounds() {
+        let scaling = Scaling {
+            law: ScalingLaw::Table(vec![(1, 1.0), (2, 1.9), (4, 3.5), (8, 6.0)]),
+            min_gpus: Some(2),
+            max_gpus: None,
+        };
+        // Asked 4, max defaults to 4: 4 and 2 (1 is below min_gpus, 8 above the asked count).
+        assert_eq!(counts(&scaling, 4), [4, 2]);
+        // On 2 instead of 4: 3.5 / 1.9 as long.
+        assert!((scaling.time_factor(4, 2) - 3.5 / 1.9).abs() < 1e-12);
+    }
+}

@@ -123,7 +123,22 @@ fn check_workload(
     {
         c.push(&f("team"), problem);
     }
-    let scaling = gpus.as_ref().and_then(|mix| scaling(c, w, mix, at));
+    let scaling_fields = [
+        ("scaling_efficiency", w.scaling_efficiency.is_some()),
+        ("scaling", w.scaling.is_some()),
+        ("min_gpus", w.min_gpus.is_some()),
+        ("max_gpus", w.max_gpus.is_some()),
+    ];
+    let scaling = match scaling_fields.iter().find(|(_, given)| *given) {
+        Some((field, _)) if w.trace.is_some() => {
+            c.push(
+                &f(field),
+                "is not supported on a trace workload: its jobs run on the GPUs the trace gives",
+            );
+            None
+        }
+        _ => gpus.as_ref().and_then(|mix| scaling(c, w, mix, at)),
+    };
     resolved.growth_per_month = Some(growth);
     resolved.gpu = gpu_name.clone();
     resolved.accepts = Some(accepts);
@@ -208,36 +223,29 @@ fn scaling(c: &mut Checker<'_>, w: &WorkloadFile, mix: &GpuMix, at: &str) -> Opt
             return None;
         }
     };
-    if w.trace.is_some() {
-        let field = if w.scaling.is_some() { "scaling" } else { "scaling_efficiency" };
-        c.push(
-            &f(field),
-            "is not supported on a trace workload (its jobs run on the GPUs the trace gives)",
-        );
-    }
-    if let Some(min) = w.min_gpus
-        && !(1..=fewest).contains(&min)
-    {
-        c.push(
-            &f("min_gpus"),
-            format!("must be at least 1 and at most the smallest count of gpus ({fewest}), got {min}"),
-        );
-    }
-    if let Some(max) = w.max_gpus
-        && max < most
-    {
-        c.push(
-            &f("max_gpus"),
-            format!("must be at least the largest count of gpus ({most}), got {max}"),
-        );
-    }
-    if let (Some(min), Some(max)) = (w.min_gpus, w.max_gpus)
-        && min > max
-    {
-        c.push(
+    match (w.min_gpus, w.max_gpus) {
+        (Some(min), Some(max)) if min > max => c.push(
             &f("min_gpus"),
             format!("must be at most max_gpus ({max}), got {min}"),
-        );
+        ),
+        (min, max) => {
+            if let Some(min) = min
+                && !(1..=fewest).contains(&min)
+            {
+                c.push(
+                    &f("min_gpus"),
+                    format!("must be at least 1 and at most the smallest count of gpus ({fewest}), got {min}"),
+                );
+            }
+            if let Some(max) = max
+                && max < most
+            {
+                c.push(
+                    &f("max_gpus"),
+                    format!("must be at least the largest count of gpus ({most}), got {max}"),
+                );
+            }
+        }
     }
     Some(Scaling {
         law,
