@@ -222,7 +222,7 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("workload_scaling_efficiency_out_of_range", Expressible), // exclusiveMinimum 0.5
         ("workload_min_gpus_above_max_gpus", NotExpressible), // a comparison of two fields
         ("workload_scaling_without_asked_count", NotExpressible), // a rule across fields
-        ("workload_scaling_on_trace", NotExpressible),           // a rule across fields
+        ("workload_scaling_on_trace", NotExpressible),       // a rule across fields
         ("strategy_without_pools", Expressible),             // required
         ("syntax_unclosed_header", NotToml),
         ("syntax_unquoted_value", NotToml),

@@ -793,8 +793,15 @@ fn an_elastic_gang_starts_at_once_on_the_gpus_free_and_runs_longer_by_its_scalin
     let units = half_busy_node("scaling_efficiency = 0.9\nmin_gpus = 2", true);
     let unit = &units[0];
     let train = job(unit, 1);
-    assert!(close(train.start_h, 1.0) && close(train.end_h, 11.8), "{train:?}");
-    assert_eq!((train.gpus, train.wait_h), (8, 0.0), "jobs.csv keeps the asked count");
+    assert!(
+        close(train.start_h, 1.0) && close(train.end_h, 11.8),
+        "{train:?}"
+    );
+    assert_eq!(
+        (train.gpus, train.wait_h),
+        (8, 0.0),
+        "jobs.csv keeps the asked count"
+    );
     assert!(close(train.cost, 86.4), "{train:?}");
     assert!(close(job(unit, 0).cost, 80.0));
     let row = &unit.row;
@@ -811,10 +818,19 @@ fn without_elastic_the_same_gang_waits_for_its_asked_count() {
     let units = half_busy_node("scaling_efficiency = 0.9\nmin_gpus = 2", false);
     let unit = &units[0];
     let train = job(unit, 1);
-    assert!(close(train.start_h, 10.0) && close(train.end_h, 16.0), "{train:?}");
-    assert!(close(train.wait_h, 9.0) && close(train.cost, 96.0), "{train:?}");
+    assert!(
+        close(train.start_h, 10.0) && close(train.end_h, 16.0),
+        "{train:?}"
+    );
+    assert!(
+        close(train.wait_h, 9.0) && close(train.cost, 96.0),
+        "{train:?}"
+    );
     let row = &unit.row;
-    assert!(close(row.gpu_hours_busy, 88.0) && close(row.gpu_hours_paid, 128.0), "{row:?}");
+    assert!(
+        close(row.gpu_hours_busy, 88.0) && close(row.gpu_hours_paid, 128.0),
+        "{row:?}"
+    );
     assert!(close(row.total_cost, 256.0), "{row:?}");
 }
 
@@ -824,12 +840,22 @@ fn an_elastic_gang_takes_only_counts_its_scaling_table_lists() {
     // With small on 4 GPUs, 4 are free: 8 does not fit, 4 does (5, 6 and 7 are not listed).
     // On 4 instead of 8 it runs 5.6 / 3.2 = 1.75 times as long: 1 to 1 + 6 x 1.75 = 11.5,
     // 4 x 10.5 = 42 GPU-h, cost 84.
-    let units = half_busy_node("scaling = { 1 = 1.0, 4 = 3.2, 8 = 5.6 }\nmin_gpus = 1", true);
+    let units = half_busy_node(
+        "scaling = { 1 = 1.0, 4 = 3.2, 8 = 5.6 }\nmin_gpus = 1",
+        true,
+    );
     let unit = &units[0];
     let train = job(unit, 1);
-    assert!(close(train.start_h, 1.0) && close(train.end_h, 11.5), "{train:?}");
+    assert!(
+        close(train.start_h, 1.0) && close(train.end_h, 11.5),
+        "{train:?}"
+    );
     assert!(close(train.cost, 84.0), "{train:?}");
-    assert!(close(unit.row.gpu_hours_busy, 40.0 + 42.0), "{:?}", unit.row);
+    assert!(
+        close(unit.row.gpu_hours_busy, 40.0 + 42.0),
+        "{:?}",
+        unit.row
+    );
 }
 
 #[test]
@@ -887,6 +913,12 @@ elastic = true
     assert!(close(row.lost_gpu_hours, 8.0), "{row:?}");
     assert!(close(row.checkpoint_gpu_hours, 44.0), "{row:?}");
     assert!(close(row.cost_reserved, 17_856.0), "{row:?}");
-    assert!(close(row.cost_on_demand, 8.0 * 10.0 * (end_h - 744.0)), "{row:?}");
-    assert!(close(row.gpu_hours_busy, 4.0 * 44.0 + 8.0 * (end_h - 744.0)), "{row:?}");
+    assert!(
+        close(row.cost_on_demand, 8.0 * 10.0 * (end_h - 744.0)),
+        "{row:?}"
+    );
+    assert!(
+        close(row.gpu_hours_busy, 4.0 * 44.0 + 8.0 * (end_h - 744.0)),
+        "{row:?}"
+    );
 }

@@ -513,6 +513,8 @@ pub struct FleetSim<'c> {
     no_capacity_gpus: Vec<u32>,
     /// Bumped whenever `no_capacity_gpus` changes, so a pass can tell it is as it was.
     no_capacity_epoch: u64,
+    /// An elastic gang is trying its counts on a pool: `place_by_plan` places the count set.
+    sizing: bool,
     /// This pass's jobs turned away by the reservation, one per class (see `backfill.rs`).
     held_memos: Vec<backfill::HeldMemo>,
     /// Per wait-queue class: the pools' room when its last job found none.
@@ -696,7 +698,6 @@ impl<'c> FleetSim<'c> {
         let has_elastic = pools.iter().any(|p| p.facts.elastic);
         let home_pool = pools.iter().position(|p| p.pool.storage.site.is_some());
         let home_site = home_pool.and_then(|sp| pools[sp].pool.storage.site);
-        let limits = WorkloadLimits::new(config, strategy);
         Self {
             config,
             strategy,
@@ -705,6 +706,7 @@ impl<'c> FleetSim<'c> {
             streams,
             no_capacity_gpus: vec![u32::MAX; pools.len()],
             no_capacity_epoch: 0,
+            sizing: false,
             held_memos: Vec::new(),
             no_room_memos: Vec::new(),
             last_triable: 0,
@@ -741,7 +743,7 @@ impl<'c> FleetSim<'c> {
             charges: None,
             home_site,
             home_pool,
-            limits,
+            limits: WorkloadLimits::new(config, strategy),
         }
     }
 

@@ -36,12 +36,22 @@ impl<'c> FleetSim<'c> {
 
     /// How much longer the job's work takes on its current count than on its asked count
     /// (exactly 1 on the asked count).
+    #[inline]
     pub(super) fn count_factor(&self, slot: u32) -> f64 {
         let job = &self.jobs[slot as usize];
         if job.gpus == job.asked {
             return 1.0;
         }
-        let scaling = self.elastic_scaling(slot).expect("only elastic gangs change size");
+        self.resized_factor(slot)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn resized_factor(&self, slot: u32) -> f64 {
+        let job = &self.jobs[slot as usize];
+        let scaling = self
+            .elastic_scaling(slot)
+            .expect("only elastic gangs change size");
         scaling.time_factor(job.asked, job.gpus)
     }
 

@@ -222,22 +222,10 @@ impl<'c> FleetSim<'c> {
         outcome
     }
 
-    pub(super) fn place_by_plan(
-        &mut self,
-        slot: u32,
-        sp: usize,
-        plan: &mut GangPlan,
-        sim: &mut Sim<Event>,
-    ) -> OnPool {
-        match self.elastic_scaling(slot) {
-            None => self.place_gang(slot, sp, plan, sim),
-            Some(scaling) => self.place_elastic(slot, sp, scaling, plan, sim),
-        }
-    }
-
     /// An elastic gang on pool `sp`: its allowed counts from the largest down, the first that
     /// the pool takes. A count held back by another job's reservation lets a smaller one try;
     /// a refused node request ends the try (the pool waits for its retry timer).
+    #[inline(never)]
     fn place_elastic(
         &mut self,
         slot: u32,
@@ -252,10 +240,14 @@ impl<'c> FleetSim<'c> {
         };
         let mut outcome = OnPool::NoCapacity;
         let mut count = Some(scaling.largest(asked));
+        self.sizing = true;
         while let Some(n) = count {
             self.jobs[slot as usize].gpus = n;
-            match self.place_gang(slot, sp, plan, sim) {
-                OnPool::Placed => return OnPool::Placed,
+            match self.place_by_plan(slot, sp, plan, sim) {
+                OnPool::Placed => {
+                    self.sizing = false;
+                    return OnPool::Placed;
+                }
                 OnPool::NoCapacity => {}
                 OnPool::Held => outcome = OnPool::Held,
                 OnPool::Refused => {
@@ -265,18 +257,24 @@ impl<'c> FleetSim<'c> {
             }
             count = scaling.below(asked, n);
         }
+        self.sizing = false;
         self.jobs[slot as usize].gpus = queued;
         outcome
     }
 
-    /// Places the job's gang (its current `gpus`) on pool `sp`, if the pool has or may add the room.
-    fn place_gang(
+    pub(super) fn place_by_plan(
         &mut self,
         slot: u32,
         sp: usize,
         plan: &mut GangPlan,
         sim: &mut Sim<Event>,
     ) -> OnPool {
+        if self.strategy.elastic
+            && !self.sizing
+            && let Some(scaling) = self.elastic_scaling(slot)
+        {
+            return self.place_elastic(slot, sp, scaling, plan, sim);
+        }
         let now_h = sim.now_h();
         let gpus = self.jobs[slot as usize].gpus;
         // Most tries of a busy fleet find no room: the buckets tell without planning.

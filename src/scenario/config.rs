@@ -308,9 +308,7 @@ impl Scaling {
     /// Run time on `n` GPUs over run time on the asked `asked`: `speedup(asked) / speedup(n)`.
     pub fn time_factor(&self, asked: u32, n: u32) -> f64 {
         match &self.law {
-            ScalingLaw::Efficiency(e) => {
-                (f64::from(asked) / f64::from(n)).powf((2.0 * e).log2())
-            }
+            ScalingLaw::Efficiency(e) => (f64::from(asked) / f64::from(n)).powf((2.0 * e).log2()),
             ScalingLaw::Table(table) => {
                 let speedup = |count: u32| {
                     (table.iter())

@@ -203,13 +203,9 @@ fn scaling(c: &mut Checker<'_>, w: &WorkloadFile, mix: &GpuMix, at: &str) -> Opt
             );
             return None;
         }
-        (Some(e), None) => ScalingLaw::Efficiency(c.number(
-            e,
-            &f("scaling_efficiency"),
-            0.5,
-            true,
-            1.0,
-        )),
+        (Some(e), None) => {
+            ScalingLaw::Efficiency(c.number(e, &f("scaling_efficiency"), 0.5, true, 1.0))
+        }
         (None, Some(table)) => ScalingLaw::Table(scaling_table(c, table, &asked, &f("scaling"))),
         (None, None) => {
             for (field, given) in [("min_gpus", w.min_gpus), ("max_gpus", w.max_gpus)] {
