@@ -289,7 +289,7 @@ impl Scaling {
     pub fn below(&self, asked: u32, n: u32) -> Option<u32> {
         let (low, _) = self.bounds(asked);
         match &self.law {
-            ScalingLaw::Efficiency(_) => (n % 2 == 0 && n / 2 >= low).then_some(n / 2),
+            ScalingLaw::Efficiency(_) => (n.is_multiple_of(2) && n / 2 >= low).then_some(n / 2),
             ScalingLaw::Table(table) => (table.iter().rev())
                 .map(|&(c, _)| c)
                 .find(|&c| c < n && c >= low),
