@@ -223,6 +223,12 @@ const BAD_FILES: &[(&str, Rule)] = {
         ("instances_on_prem", Expressible),                  // a cloud pool's field
         ("strategy_too_many_pools", NotExpressible),         // a count across tables
         ("workload_pools_outside_strategy", NotExpressible), // a rule across tables
+        ("workload_gpu_speed_unknown_type", NotExpressible), // a name defined elsewhere
+        ("workload_gpu_speed_missing_type", NotExpressible), // a rule across fields
+        ("workload_scaling_efficiency_out_of_range", Expressible), // exclusiveMinimum 0.5
+        ("workload_min_gpus_above_max_gpus", NotExpressible), // a comparison of two fields
+        ("workload_scaling_without_asked_count", NotExpressible), // a rule across fields
+        ("workload_scaling_on_trace", NotExpressible),       // a rule across fields
         ("strategy_without_pools", Expressible),             // required
         ("syntax_unclosed_header", NotToml),
         ("syntax_unquoted_value", NotToml),

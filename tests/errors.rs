@@ -280,6 +280,30 @@ const BAD_FILES: &[Bad] = &[
         "line 50: `strategy.hybrid.pools` offer no pool that workload `train` can use (it accepts H100 and names pools reserved;",
     ),
     bad(
+        "workload_gpu_speed_unknown_type",
+        "`workload.train.gpu_speed.H10` names GPU type `H10` that no pool offers and [gpu_speed] does not name (did you mean `H100`?); known types: H100, A100",
+    ),
+    bad(
+        "workload_gpu_speed_missing_type",
+        "line 19: `workload.train.gpu_speed.H100` is missing: workload `train` may run on H100 but its duration_h refers to A100; its own gpu_speed replaces [gpu_speed], so it must give both types a relative speed",
+    ),
+    bad(
+        "workload_scaling_efficiency_out_of_range",
+        "line 20: `workload.train.scaling_efficiency` must be a number above 0.5 and at most 1, got 0.4",
+    ),
+    bad(
+        "workload_min_gpus_above_max_gpus",
+        "line 17: `workload.train.min_gpus` must be at most max_gpus (2), got 8",
+    ),
+    bad(
+        "workload_scaling_without_asked_count",
+        "line 16: `workload.train.scaling` must give the speed-up of every count of gpus: 8 is missing",
+    ),
+    bad(
+        "workload_scaling_on_trace",
+        "line 11: `workload.train.scaling_efficiency` is not supported on a trace workload: its jobs run on the GPUs the trace gives",
+    ),
+    bad(
         "unknown_baseline",
         "line 7: `baseline` names no strategy: `hybird` (did you mean `hybrid`?); strategies are: hybrid, reserved",
     ),
@@ -909,6 +933,10 @@ const WARNINGS: &[(&str, &str)] = &[
     (
         "overloaded_owned_only",
         "warning: strategy `reserved` has owned capacity of about 8 GPUs but the workloads offer about 56 GPUs of load by the end of the horizon and does not burst to an elastic pool: the queue grows without bound, and jobs still waiting at the end are reported as jobs_unfinished",
+    ),
+    (
+        "overloaded_at_own_speed",
+        "warning: strategy `s` has owned capacity of about 4 GPUs but the workloads offer about 5 GPUs of load and does not burst",
     ),
     (
         "warmup_longer_than_horizon",

@@ -969,6 +969,75 @@ fn a_job_is_infeasible_only_against_the_pools_it_can_reach() {
 }
 
 #[test]
+fn workloads_with_opposite_speed_ratios_queue_as_m_m_c_at_their_own_speeds() {
+    // Two workloads, each kept to one pool of four free 1-GPU nodes, each with its own
+    // gpu_speed, in opposite ways; the scenario's [gpu_speed] (H100 = 1, A100 = 0.45) would give
+    // other service times (llm 1.125 h, cnn 1.11 h: cnn's queue would grow without bound).
+    //   llm: exponential, mean 2.5 h on an A100, 2.5 times faster on an H100: 1 h on `h100`;
+    //        3 arrivals per hour: M/M/4 at load 3.
+    //   cnn: exponential, mean 0.5 h on an H100, twice as fast on an A100: 0.25 h on `a100`;
+    //        12 arrivals per hour: M/M/4 at load 3.
+    // Mean waits from Erlang C: C(4, 3) x service / (4 - 3); mean run times = service.
+    let servers = 4;
+    let text = format!(
+        r#"
+start = "2027-01-01"
+horizon_months = 12
+warmup_days = 7
+replications = 40
+seed = 23
+[gpu_speed]
+H100 = 1.0
+A100 = 0.45
+[[workload]]
+name = "llm"
+arrivals_per_day = 72
+gpus = 1
+duration_h = {{ dist = "exponential", mean = 2.5 }}
+gpu = "A100"
+accepts = ["A100", "H100"]
+gpu_speed = {{ A100 = 1.0, H100 = 2.5 }}
+pools = ["h100"]
+[[workload]]
+name = "cnn"
+arrivals_per_day = 288
+gpus = 1
+duration_h = {{ dist = "exponential", mean = 0.5 }}
+gpu = "H100"
+accepts = ["A100", "H100"]
+gpu_speed = {{ H100 = 1.0, A100 = 2.0 }}
+pools = ["a100"]
+{h100}
+{a100}
+[[strategy]]
+name = "split"
+pools = ["h100", "a100"]
+queue = "first_fit"
+"#,
+        h100 = free_on_prem("h100", servers),
+        a100 = free_on_prem("a100", servers).replace("\"H100\"", "\"A100\""),
+    );
+    let config = config(&text);
+    let stop = AtomicBool::new(false);
+    let units = runner::run(&config, false, &|| {}, &stop)
+        .expect("runs")
+        .units;
+    let per_workload = |w: usize, metric: &dyn Fn(&fleetsim::records::GroupRow) -> f64| {
+        let values: Vec<f64> = units.iter().map(|u| metric(&u.workloads[w])).collect();
+        estimate_at(&values, 0.99)
+    };
+    for (w, name, service_h) in [(0, "llm", 1.0), (1, "cnn", 0.25)] {
+        let load = 3.0;
+        let exact_h = erlang_c(servers, load) * service_h / (f64::from(servers) - load);
+        let wait = per_workload(w, &|g| g.wait_mean_h);
+        assert_close(&wait, exact_h, 0.08, &format!("M/M/4 mean wait of {name}"));
+        // Mean time in system minus mean wait: the mean run time at the pool's speed.
+        let run_h = per_workload(w, &|g| g.turnaround_mean_h - g.wait_mean_h);
+        assert_close(&run_h, service_h, 0.02, &format!("{name} mean run time"));
+    }
+}
+
+#[test]
 fn instance_sizes_bill_each_job_on_the_smallest_size_that_holds_it() {
     // One on-demand pool selling 1-GPU instances at 4 and 8-GPU instances at 3 per GPU-hour,
     // released as soon as idle, beside Poisson arrivals of 1-GPU jobs (20 an hour, exponential

@@ -660,6 +660,269 @@ pools = ["cloud"]
     }
 }
 
+/// One free on-prem node of `gpus_per_node` GPUs of type `gpu`, named `name`.
+fn free_node_of(name: &str, gpu: &str, gpus_per_node: u32) -> String {
+    format!(
+        r#"
+[[pool]]
+name = "{name}"
+type = "on_prem"
+gpu = "{gpu}"
+gpus_per_node = {gpus_per_node}
+nodes = 1
+capex_per_node = 0
+amortization_months = 1
+power_kw_per_node = 0
+pue = 1
+electricity_per_kwh = 0
+opex_per_node_month = 0
+"#
+    )
+}
+
+#[test]
+fn each_workload_runs_at_its_own_speed_on_each_gpu_type() {
+    // One 1-GPU H100 node, tried first, and one 1-GPU A100 node. The scenario's [gpu_speed] says
+    // an H100 is twice an A100; each workload replaces it with its own, in opposite ways:
+    //   llm: 10 h on an A100, 2.5 times faster on an H100 (4 h there);
+    //   cnn: 10 h on an A100, half as fast on an H100 (20 h there).
+    // llm#0 (t=0) takes the H100: 0-4. cnn#0 (t=0.5) finds it busy and takes the A100:
+    // 0.5-10.5. cnn#1 (t=1) waits for the H100, free at 4: 4-24 (wait 3 h). llm#1 (t=12) finds
+    // the H100 busy and the A100 free since 10.5: 12-22. Busy 4 + 10 + 20 + 10 = 44 GPU-h.
+    // Deadlines: llm 4.5 h, met on the H100 (4 h; the scenario's speeds would make it 5 h and
+    // every llm job infeasible); cnn 12 h, met on the A100 (10 h). llm#1 (ends 22 > 16.5) and
+    // cnn#1 (24 > 13) are late, none infeasible.
+    let units = run(&format!(
+        r#"
+[gpu_speed]
+A100 = 1.0
+H100 = 2.0
+[[workload]]
+name = "llm"
+arrival_times_h = [0.0, 12.0]
+gpus = 1
+duration_h = 10
+gpu = "A100"
+accepts = ["H100", "A100"]
+gpu_speed = {{ A100 = 1.0, H100 = 2.5 }}
+deadline_h = 4.5
+[[workload]]
+name = "cnn"
+arrival_times_h = [0.5, 1.0]
+gpus = 1
+duration_h = 10
+gpu = "A100"
+accepts = ["H100", "A100"]
+gpu_speed = {{ A100 = 1.0, H100 = 0.5 }}
+deadline_h = 12
+{}{}
+[[strategy]]
+name = "s"
+pools = ["h100", "a100"]
+"#,
+        free_node_of("h100", "H100", 1),
+        free_node_of("a100", "A100", 1)
+    ));
+    let unit = &units[0];
+    let find = |workload: &str, arrival_h: f64| {
+        (unit.jobs.iter())
+            .find(|j| j.workload == workload && j.arrival_h == arrival_h)
+            .unwrap()
+    };
+    for (workload, arrival_h, pool, start_h, end_h) in [
+        ("llm", 0.0, "h100", 0.0, 4.0),
+        ("cnn", 0.5, "a100", 0.5, 10.5),
+        ("cnn", 1.0, "h100", 4.0, 24.0),
+        ("llm", 12.0, "a100", 12.0, 22.0),
+    ] {
+        let j = find(workload, arrival_h);
+        assert_eq!(j.pool, pool, "{j:?}");
+        assert!(close(j.start_h, start_h) && close(j.end_h, end_h), "{j:?}");
+    }
+    let row = &unit.row;
+    assert!(close(row.gpu_hours_busy, 44.0), "{row:?}");
+    assert_eq!(
+        (row.deadline_misses, row.deadline_infeasible),
+        (2, 0),
+        "{row:?}"
+    );
+}
+
+/// One 8-GPU on-demand node at most (2 per GPU-hour, ready at once, released when idle), a
+/// 4-GPU job holding half of it over 0-10, and an 8-GPU job at t=1 that may shrink: the
+/// strategy's `elastic` as given.
+fn half_busy_node(scaling: &str, elastic: bool) -> Vec<UnitResult> {
+    run(&format!(
+        r#"
+[[workload]]
+name = "small"
+arrival_times_h = [0.0]
+gpus = 4
+duration_h = 10
+[[workload]]
+name = "train"
+arrival_times_h = [1.0]
+gpus = 8
+duration_h = 6
+{scaling}
+[[pool]]
+name = "cloud"
+type = "on_demand"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 2
+max_nodes = 1
+provisioning_h = 0
+idle_timeout_h = 0
+[[strategy]]
+name = "s"
+pools = ["cloud"]
+elastic = {elastic}
+"#
+    ))
+}
+
+#[test]
+fn an_elastic_gang_starts_at_once_on_the_gpus_free_and_runs_longer_by_its_scaling() {
+    // Efficiency 0.9: each doubling of the count multiplies throughput by 2 x 0.9 = 1.8, so on
+    // half its 8 GPUs the job takes 1.8 times as long. Counts it may take: 8, 4, 2 (min_gpus).
+    // At t=1 the node has 4 GPUs free and may not grow (max_nodes = 1): 8 does not fit, 4 does.
+    // It runs 1 to 1 + 6 x 1.8 = 11.8 on 4 GPUs (wait 0): 43.2 GPU-h, cost 43.2 x 2 = 86.4.
+    // small: 0-10 on 4 GPUs, 40 GPU-h, cost 80. Busy 40 + 43.2 = 83.2 GPU-h.
+    // The node lives 0 to 11.8 (42,480 s, whole seconds): paid 8 x 11.8 = 94.4 GPU-h, 188.8.
+    let units = half_busy_node("scaling_efficiency = 0.9\nmin_gpus = 2", true);
+    let unit = &units[0];
+    let train = job(unit, 1);
+    assert!(
+        close(train.start_h, 1.0) && close(train.end_h, 11.8),
+        "{train:?}"
+    );
+    assert_eq!(
+        (train.gpus, train.wait_h),
+        (8, 0.0),
+        "jobs.csv keeps the asked count"
+    );
+    assert!(close(train.cost, 86.4), "{train:?}");
+    assert!(close(job(unit, 0).cost, 80.0));
+    let row = &unit.row;
+    assert!(close(row.gpu_hours_busy, 83.2), "{row:?}");
+    assert!(close(row.gpu_hours_paid, 94.4), "{row:?}");
+    assert!(close(row.total_cost, 188.8), "{row:?}");
+}
+
+#[test]
+fn without_elastic_the_same_gang_waits_for_its_asked_count() {
+    // The same files with elastic = false: train waits for small to end at 10 and runs 10-16 on
+    // its 8 GPUs (wait 9): 48 GPU-h, cost 96. Busy 40 + 48 = 88; the node lives 0-16: paid 128
+    // GPU-h, 256.
+    let units = half_busy_node("scaling_efficiency = 0.9\nmin_gpus = 2", false);
+    let unit = &units[0];
+    let train = job(unit, 1);
+    assert!(
+        close(train.start_h, 10.0) && close(train.end_h, 16.0),
+        "{train:?}"
+    );
+    assert!(
+        close(train.wait_h, 9.0) && close(train.cost, 96.0),
+        "{train:?}"
+    );
+    let row = &unit.row;
+    assert!(
+        close(row.gpu_hours_busy, 88.0) && close(row.gpu_hours_paid, 128.0),
+        "{row:?}"
+    );
+    assert!(close(row.total_cost, 256.0), "{row:?}");
+}
+
+#[test]
+fn an_elastic_gang_takes_only_counts_its_scaling_table_lists() {
+    // A table of speed-ups { 1 = 1, 4 = 3.2, 8 = 5.6 } and min_gpus = 1: counts 8, 4 and 1.
+    // With small on 4 GPUs, 4 are free: 8 does not fit, 4 does (5, 6 and 7 are not listed).
+    // On 4 instead of 8 it runs 5.6 / 3.2 = 1.75 times as long: 1 to 1 + 6 x 1.75 = 11.5,
+    // 4 x 10.5 = 42 GPU-h, cost 84.
+    let units = half_busy_node(
+        "scaling = { 1 = 1.0, 4 = 3.2, 8 = 5.6 }\nmin_gpus = 1",
+        true,
+    );
+    let unit = &units[0];
+    let train = job(unit, 1);
+    assert!(
+        close(train.start_h, 1.0) && close(train.end_h, 11.5),
+        "{train:?}"
+    );
+    assert!(close(train.cost, 84.0), "{train:?}");
+    assert!(
+        close(unit.row.gpu_hours_busy, 40.0 + 42.0),
+        "{:?}",
+        unit.row
+    );
+}
+
+#[test]
+fn an_interrupted_elastic_gang_keeps_its_saved_work_and_restarts_on_what_fits_then() {
+    // A reserved 4-GPU node for January (744 h), 8-GPU on-demand nodes behind it. An 8-GPU job
+    // of 100 h (hours on 8 GPUs) arrives at t=700, efficiency 0.9, min_gpus = 4, checkpoint
+    // every 10 h of work (write 0.5 h, restore 1 h). The reservation comes first in the
+    // strategy: 8 GPUs do not fit its node, 4 do. On 4 its work is 100 x 1.8 = 180 h.
+    // 700-744: 44 h = 4 cycles of 10.5 h (40 h of work saved, 2 h writing) and 2 h lost when
+    // the term ends. Saved: 40 h on 4 GPUs = 40 / 1.8 = 22.2222 h on 8; left 77.7778 h.
+    // It restarts with the count that fits then: 8 on a new on-demand node. Restore 1 h, the
+    // 77.7778 h with 7 checkpoints (at 10, ..., 70 h: 3.5 h), 82.2778 h: ends at 826.2778.
+    // Lost 4 x 2 = 8 GPU-h. Checkpoint GPU-h 4 x 2 + 8 x (1 + 3.5) = 44.
+    // Cost: 744 x 4 x 10 x 0.6 = 17,856 reserved; on demand 8 x 82.2778 x 10 = 6,582.22 (the
+    // node lives 296,200 s, whole seconds).
+    let units = run(r#"
+[[workload]]
+name = "training"
+arrival_times_h = [700.0]
+gpus = 8
+duration_h = 100
+scaling_efficiency = 0.9
+min_gpus = 4
+checkpoint = { every_h = 10, write_h = 0.5, restart_h = 1 }
+[[pool]]
+name = "committed"
+type = "reserved"
+gpu = "H100"
+gpus_per_node = 4
+nodes = 1
+price_per_gpu_h = 10
+discount = 0.4
+term_months = 1
+[[pool]]
+name = "cloud"
+type = "on_demand"
+gpu = "H100"
+gpus_per_node = 8
+price_per_gpu_h = 10
+provisioning_h = 0
+idle_timeout_h = 0
+[[strategy]]
+name = "reserved-first"
+pools = ["committed", "cloud"]
+elastic = true
+"#);
+    let unit = &units[0];
+    let row = &unit.row;
+    let training = job(unit, 0);
+    let left_h = 100.0 - 40.0 / 1.8;
+    let end_h = 744.0 + 1.0 + left_h + 7.0 * 0.5;
+    assert!(close(end_h, 826.277_777_777_777_8));
+    assert!(close(training.end_h, end_h), "{training:?}");
+    assert_eq!(training.pool, "cloud");
+    assert!(close(row.lost_gpu_hours, 8.0), "{row:?}");
+    assert!(close(row.checkpoint_gpu_hours, 44.0), "{row:?}");
+    assert!(close(row.cost_reserved, 17_856.0), "{row:?}");
+    assert!(
+        close(row.cost_on_demand, 8.0 * 10.0 * (end_h - 744.0)),
+        "{row:?}"
+    );
+    assert!(
+        close(row.gpu_hours_busy, 4.0 * 44.0 + 8.0 * (end_h - 744.0)),
+        "{row:?}"
+    );
+}
+
 #[test]
 fn a_job_takes_free_gpus_of_any_size_that_holds_it_before_it_rents_the_smallest() {
     // One on-demand pool selling two sizes: 1xH100 at 4 and p5.48xlarge (8 GPUs) at 3 per

@@ -20,7 +20,7 @@ impl<'c> FleetSim<'c> {
             job: job.id,
             workload: self.config.workloads[job.workload as usize].name.clone(),
             team: self.config.teams[job.team as usize].clone(),
-            gpus: job.gpus,
+            gpus: job.asked,
             arrival_h: job.arrival_h,
             start_h: job.first_start_h,
             end_h,

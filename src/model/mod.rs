@@ -50,7 +50,9 @@ use crate::records::{
 };
 use crate::rng::{Purpose, SimRng, stream};
 use crate::scenario::NO_SPEC;
-use crate::scenario::{CapacityTrace, Config, Constrained, Placement, Pool, PoolKind, Strategy};
+use crate::scenario::{
+    CapacityTrace, Config, Constrained, Placement, Pool, PoolKind, Scaling, Strategy,
+};
 use accounts::Accounts;
 use billing::OwnedMonth;
 use free_times::Reservation;
@@ -427,7 +429,12 @@ struct Job {
     /// Its trace job ([`NO_SPEC`]: drawn from the workload's distributions).
     spec: u32,
     team: u16,
+    /// GPUs of its current run; while it waits, the fewest it may start on (its asked count,
+    /// or for an elastic gang its smallest allowed count, so caches keyed on it never skip a
+    /// job that could start smaller).
     gpus: u32,
+    /// GPUs it asked for: its work (`remaining_ref_h`) is hours on this many.
+    asked: u32,
     arrival_h: f64,
     queued_h: f64,
     /// Work left, and all of it, hours on the workload's reference GPU type.
@@ -514,6 +521,8 @@ pub struct FleetSim<'c> {
     no_capacity_gpus: Vec<u32>,
     /// Bumped whenever `no_capacity_gpus` changes, so a pass can tell it is as it was.
     no_capacity_epoch: u64,
+    /// An elastic gang is trying its counts on a pool: `place_by_plan` places the count set.
+    sizing: bool,
     /// This pass's jobs turned away by the reservation, one per class (see `backfill.rs`).
     held_memos: Vec<backfill::HeldMemo>,
     /// Per wait-queue class: the pools' room when its last job found none.
@@ -569,7 +578,7 @@ impl WorkloadLimits {
             .collect();
         let reach = (config.workloads.iter())
             .map(|w| match w.deadline_h {
-                Some(_) => w.reachable_speedups(strategy, &config.pools, &config.gpu_speed),
+                Some(_) => w.reachable_speedups(strategy, &config.pools),
                 None => Vec::new(),
             })
             .collect();
@@ -618,7 +627,6 @@ impl<'c> FleetSim<'c> {
         let has_elastic = pools.iter().any(|p| p.facts.elastic);
         let home_pool = pools.iter().position(|p| p.pool.storage.site.is_some());
         let home_site = home_pool.and_then(|sp| pools[sp].pool.storage.site);
-        let limits = WorkloadLimits::new(config, strategy);
         Self {
             config,
             strategy,
@@ -627,6 +635,7 @@ impl<'c> FleetSim<'c> {
             streams,
             no_capacity_gpus: vec![u32::MAX; pools.len()],
             no_capacity_epoch: 0,
+            sizing: false,
             held_memos: Vec::new(),
             no_room_memos: Vec::new(),
             last_triable: 0,
@@ -663,7 +672,7 @@ impl<'c> FleetSim<'c> {
             charges: None,
             home_site,
             home_pool,
-            limits,
+            limits: WorkloadLimits::new(config, strategy),
         }
     }
 
@@ -816,7 +825,7 @@ fn pool_state<'c>(
             } else {
                 1.0
             };
-            config.gpu_speed[w.gpu] / config.gpu_speed[pool.gpu] / precision
+            w.gpu_speed[w.gpu] / w.gpu_speed[pool.gpu] / precision
         })
         .collect();
     PoolState {

@@ -46,6 +46,7 @@ impl<'c> FleetSim<'c> {
                 spec: NO_SPEC,
                 team: 0,
                 gpus: 0,
+                asked: 0,
                 arrival_h: 0.0,
                 queued_h: 0.0,
                 remaining_ref_h: 0.0,
@@ -99,6 +100,7 @@ impl<'c> FleetSim<'c> {
         job.spec = spec;
         job.team = workload.team_idx_of(spec) as u16;
         job.gpus = gpus;
+        job.asked = gpus;
         job.arrival_h = now_h;
         job.remaining_ref_h = duration_h;
         job.work_ref_h = duration_h;
@@ -122,7 +124,9 @@ impl<'c> FleetSim<'c> {
         job.storage_pool = NO_POOL;
         job.storage_from_h = f64::NAN;
         let data_sites = self.home_sites();
+        let queued_gpus = self.queued_gpus(slot);
         let job = &mut self.jobs[slot as usize];
+        job.gpus = queued_gpus;
         job.data_sites = data_sites;
         job.key = QueueKey::new(
             self.strategy.queue,

@@ -21,10 +21,45 @@ impl<'c> FleetSim<'c> {
         let gang_mtbf_h = state.node_mtbf_h / nodes as f64;
         RunPlan {
             restore_h,
-            work_h: job.remaining_ref_h * state.slowdown[w],
+            work_h: job.remaining_ref_h * state.slowdown[w] * self.count_factor(slot),
             every_h: checkpoint.map_or(f64::INFINITY, |c| c.interval_h(gang_mtbf_h)),
             write_h: checkpoint.map_or(0.0, |c| c.write_h),
         }
+    }
+
+    /// The scaling of `slot`'s workload when the strategy lets its gangs change size.
+    pub(super) fn elastic_scaling(&self, slot: u32) -> Option<&'c Scaling> {
+        let config: &'c Config = self.config;
+        let job = &self.jobs[slot as usize];
+        (config.workloads[job.workload as usize].scaling.as_ref()).filter(|_| self.strategy.elastic)
+    }
+
+    /// How much longer the job's work takes on its current count than on its asked count
+    /// (exactly 1 on the asked count).
+    #[inline]
+    pub(super) fn count_factor(&self, slot: u32) -> f64 {
+        let job = &self.jobs[slot as usize];
+        if job.gpus == job.asked {
+            return 1.0;
+        }
+        self.resized_factor(slot)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn resized_factor(&self, slot: u32) -> f64 {
+        let job = &self.jobs[slot as usize];
+        let scaling = self
+            .elastic_scaling(slot)
+            .expect("only elastic gangs change size");
+        scaling.time_factor(job.asked, job.gpus)
+    }
+
+    /// The count a job waits with: the fewest GPUs it may start on.
+    pub(super) fn queued_gpus(&self, slot: u32) -> u32 {
+        let asked = self.jobs[slot as usize].asked;
+        self.elastic_scaling(slot)
+            .map_or(asked, |scaling| scaling.smallest(asked))
     }
 
     pub(super) fn start_run(
@@ -210,7 +245,8 @@ impl<'c> FleetSim<'c> {
             self.pools[sp].job_rate_per_gpu_h[self.config.calendar.month_of(from_h)],
         );
         let team = job.team as usize;
-        let slowdown = self.pools[sp].slowdown[workload];
+        // Hours of this run's work per reference hour at the asked count.
+        let slowdown = self.pools[sp].slowdown[workload] * self.count_factor(slot);
         self.account_busy(slot, from_h, now_h);
         let gpus_f = f64::from(gpus);
         self.accounts
@@ -227,6 +263,11 @@ impl<'c> FleetSim<'c> {
         job.cost += gpus_f * (now_h - from_h).max(0.0) * rate;
         job.run = job.run.wrapping_add(1);
         job.pool = NO_POOL;
+        // It waits again with the fewest GPUs it may start on (its next run's count is chosen
+        // afresh).
+        let queued_gpus = self.queued_gpus(slot);
+        let job = &mut self.jobs[slot as usize];
+        job.gpus = queued_gpus;
         // A run cut short before it began (its gang waited for a node being provisioned) wrote
         // and read nothing, and the job was not preempted: it lost a node it had not started
         // on. Its restore need, preemption count and spot fallback stay as they were.

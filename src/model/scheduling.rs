@@ -223,6 +223,57 @@ impl<'c> FleetSim<'c> {
         outcome
     }
 
+    /// An elastic gang on pool `sp`: its allowed counts from the largest down, the first that
+    /// the pool takes. A count held back by another job's reservation lets a smaller one try;
+    /// a refused node request ends the try (the pool waits for its retry timer).
+    #[inline(never)]
+    fn place_elastic(
+        &mut self,
+        slot: u32,
+        sp: usize,
+        scaling: &Scaling,
+        plan: &mut GangPlan,
+        sim: &mut Sim<Event>,
+    ) -> OnPool {
+        let (queued, asked) = {
+            let job = &self.jobs[slot as usize];
+            (job.gpus, job.asked)
+        };
+        let mut outcome = OnPool::NoCapacity;
+        let mut count = Some(scaling.largest(asked));
+        self.sizing = true;
+        while let Some(n) = count {
+            // An instance size that does not hold this count is no place for it.
+            if n > self.pools[sp].gang_gpus_max {
+                count = scaling.below(asked, n);
+                continue;
+            }
+            self.jobs[slot as usize].gpus = n;
+            match self.place_by_plan(slot, sp, plan, sim) {
+                // Free GPUs of a larger size hold this count: the job goes there.
+                outcome @ (OnPool::Placed | OnPool::Later) => {
+                    self.sizing = false;
+                    self.jobs[slot as usize].gpus = if matches!(outcome, OnPool::Placed) {
+                        n
+                    } else {
+                        queued
+                    };
+                    return outcome;
+                }
+                OnPool::NoCapacity => {}
+                OnPool::Held => outcome = OnPool::Held,
+                OnPool::Refused => {
+                    outcome = OnPool::Refused;
+                    break;
+                }
+            }
+            count = scaling.below(asked, n);
+        }
+        self.sizing = false;
+        self.jobs[slot as usize].gpus = queued;
+        outcome
+    }
+
     pub(super) fn place_by_plan(
         &mut self,
         slot: u32,
@@ -230,6 +281,12 @@ impl<'c> FleetSim<'c> {
         plan: &mut GangPlan,
         sim: &mut Sim<Event>,
     ) -> OnPool {
+        if self.strategy.elastic
+            && !self.sizing
+            && let Some(scaling) = self.elastic_scaling(slot)
+        {
+            return self.place_elastic(slot, sp, scaling, plan, sim);
+        }
         let now_h = sim.now_h();
         let gpus = self.jobs[slot as usize].gpus;
         // Most tries of a busy fleet find no room: the buckets tell without planning.

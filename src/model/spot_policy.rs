@@ -258,7 +258,8 @@ impl<'c> FleetSim<'c> {
         look: impl FnOnce(&Self) -> T,
     ) -> T {
         let job = &self.jobs[slot as usize];
-        let slowdown = self.pools[job.pool as usize].slowdown[job.workload as usize];
+        let slowdown =
+            self.pools[job.pool as usize].slowdown[job.workload as usize] * self.count_factor(slot);
         let (remaining, needs_restore) = (job.remaining_ref_h, job.needs_restore);
         let job = &mut self.jobs[slot as usize];
         job.remaining_ref_h = (remaining - saved_work_h / slowdown).max(0.0);

@@ -165,6 +165,16 @@ pub struct Workload {
     pub gpu: usize,
     /// Bit `t` set: the job may run on GPU type `t`.
     pub accepts_mask: u64,
+    /// Relative throughput of each GPU type (index as `Config::gpu_types`) for its jobs: its
+    /// own `gpu_speed` where it gives one, else the scenario's `Config::gpu_speed`. Only ratios
+    /// between types it may run on are read, so one workload's values are never compared with
+    /// another's.
+    pub gpu_speed: Vec<f64>,
+    /// It gives its own `gpu_speed` (its values are then on a scale of their own).
+    pub own_gpu_speed: bool,
+    /// Data-parallel scaling (`scaling_efficiency` or `scaling`): the GPU counts its jobs may
+    /// run on under an `elastic` strategy, and how fast. `None`: only the asked count.
+    pub scaling: Option<Scaling>,
     pub mixed_precision_speedup: f64,
     pub checkpoint: Option<Checkpoint>,
     pub deadline_h: Option<f64>,
@@ -202,12 +212,7 @@ impl Workload {
 
     /// `(GPUs it can hold, speed-up over the reference type)` of each pool of `strategy` a job
     /// of it may reach (`u64::MAX` GPUs: no bound), fastest first.
-    pub fn reachable_speedups(
-        &self,
-        strategy: &Strategy,
-        pools: &[Pool],
-        speed: &[f64],
-    ) -> Vec<(u64, f64)> {
+    pub fn reachable_speedups(&self, strategy: &Strategy, pools: &[Pool]) -> Vec<(u64, f64)> {
         let precision = if strategy.mixed_precision {
             self.mixed_precision_speedup
         } else {
@@ -218,11 +223,17 @@ impl Workload {
             .filter(|&(p, pool)| self.may_reach(strategy, p, pool))
             .map(|(_, pool)| {
                 let capacity_gpus = pool.capacity_gpus().unwrap_or(u64::MAX);
-                (capacity_gpus, speed[pool.gpu] / speed[self.gpu] * precision)
+                (capacity_gpus, self.speedup_on(pool.gpu) * precision)
             })
             .collect();
         reach.sort_by(|a, b| b.1.total_cmp(&a.1));
         reach
+    }
+
+    /// How much faster its jobs run on GPU type `gpu` than on its reference type (its own
+    /// `gpu_speed` when it gives one, else the scenario's): `speed[gpu] / speed[self.gpu]`.
+    pub fn speedup_on(&self, gpu: usize) -> f64 {
+        self.gpu_speed[gpu] / self.gpu_speed[self.gpu]
     }
 
     /// Whether its jobs may use config pool `pool`: of a GPU type it accepts, and among its
@@ -233,6 +244,87 @@ impl Workload {
                 .pools
                 .as_ref()
                 .is_none_or(|pools| pools.contains(&pool))
+    }
+}
+
+/// How a workload's jobs speed up with their GPU count, and the counts they may run on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scaling {
+    pub law: ScalingLaw,
+    /// Bounds of the counts (`None`: the job's asked count).
+    pub min_gpus: Option<u32>,
+    pub max_gpus: Option<u32>,
+}
+
+/// Speed-up on `n` GPUs, relative to one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScalingLaw {
+    /// `scaling_efficiency = e`: each doubling of the count multiplies throughput by `2e`
+    /// (speed-up `n^log2(2e)`); counts are the asked count times or divided by powers of two.
+    Efficiency(f64),
+    /// `scaling`: `(count, speed-up)`, increasing by count; only these counts.
+    Table(Vec<(u32, f64)>),
+}
+
+impl Scaling {
+    /// The largest count a job asking `asked` GPUs may run on.
+    pub fn largest(&self, asked: u32) -> u32 {
+        let (low, high) = self.bounds(asked);
+        match &self.law {
+            ScalingLaw::Efficiency(_) => {
+                let mut n = asked;
+                while n.checked_mul(2).is_some_and(|d| d <= high) {
+                    n *= 2;
+                }
+                n
+            }
+            ScalingLaw::Table(table) => (table.iter().rev())
+                .map(|&(n, _)| n)
+                .find(|&n| (low..=high).contains(&n))
+                .unwrap_or(asked),
+        }
+    }
+
+    /// The next smaller count than `n` a job asking `asked` GPUs may run on.
+    pub fn below(&self, asked: u32, n: u32) -> Option<u32> {
+        let (low, _) = self.bounds(asked);
+        match &self.law {
+            ScalingLaw::Efficiency(_) => (n.is_multiple_of(2) && n / 2 >= low).then_some(n / 2),
+            ScalingLaw::Table(table) => (table.iter().rev())
+                .map(|&(c, _)| c)
+                .find(|&c| c < n && c >= low),
+        }
+    }
+
+    /// The smallest count a job asking `asked` GPUs may run on.
+    pub fn smallest(&self, asked: u32) -> u32 {
+        let mut n = self.largest(asked);
+        while let Some(smaller) = self.below(asked, n) {
+            n = smaller;
+        }
+        n
+    }
+
+    /// Run time on `n` GPUs over run time on the asked `asked`: `speedup(asked) / speedup(n)`.
+    pub fn time_factor(&self, asked: u32, n: u32) -> f64 {
+        match &self.law {
+            ScalingLaw::Efficiency(e) => (f64::from(asked) / f64::from(n)).powf((2.0 * e).log2()),
+            ScalingLaw::Table(table) => {
+                let speedup = |count: u32| {
+                    (table.iter())
+                        .find(|&&(c, _)| c == count)
+                        .map_or(1.0, |&(_, s)| s)
+                };
+                speedup(asked) / speedup(n)
+            }
+        }
+    }
+
+    fn bounds(&self, asked: u32) -> (u32, u32) {
+        (
+            self.min_gpus.unwrap_or(asked).min(asked),
+            self.max_gpus.unwrap_or(asked).max(asked),
+        )
     }
 }
 
@@ -1043,6 +1135,9 @@ pub struct Strategy {
     /// kept before leaving spot, hours.
     pub deadline_safety_h: f64,
     pub mixed_precision: bool,
+    /// Jobs of workloads that declare scaling start on the largest count they may that fits
+    /// (`elastic = true`).
+    pub elastic: bool,
     /// Jobs of workloads with a deadline never use spot pools.
     pub deadline_jobs_off_spot: bool,
     /// Workloads checkpoint as their `checkpoint` section says (false: nobody checkpoints,
@@ -1190,5 +1285,53 @@ impl Workload {
             }
             _ => &self.team,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(scaling: &Scaling, asked: u32) -> Vec<u32> {
+        let mut n = Some(scaling.largest(asked));
+        let mut all = Vec::new();
+        while let Some(count) = n {
+            all.push(count);
+            n = scaling.below(asked, count);
+        }
+        all
+    }
+
+    #[test]
+    fn an_efficiency_allows_the_asked_count_doubled_and_halved_within_the_bounds() {
+        let scaling = |min_gpus, max_gpus| Scaling {
+            law: ScalingLaw::Efficiency(0.9),
+            min_gpus,
+            max_gpus,
+        };
+        // 8 within 2..16: 16, 8, 4, 2; 6 within 1..12: 12, 6, 3 (1.5 is no count).
+        assert_eq!(counts(&scaling(Some(2), Some(16)), 8), [16, 8, 4, 2]);
+        assert_eq!(counts(&scaling(Some(1), Some(12)), 6), [12, 6, 3]);
+        assert_eq!(scaling(Some(1), Some(12)).smallest(6), 3);
+        // No bounds: the asked count only.
+        assert_eq!(counts(&scaling(None, None), 8), [8]);
+        // On half the GPUs, 2 x 0.9 = 1.8 times as long; on twice, 1 / 1.8.
+        let s = scaling(Some(2), Some(16));
+        assert!((s.time_factor(8, 4) - 1.8).abs() < 1e-12);
+        assert!((s.time_factor(8, 16) - 1.0 / 1.8).abs() < 1e-12);
+        assert!((s.time_factor(8, 2) - 1.8 * 1.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_table_allows_only_its_counts_within_the_bounds() {
+        let scaling = Scaling {
+            law: ScalingLaw::Table(vec![(1, 1.0), (2, 1.9), (4, 3.5), (8, 6.0)]),
+            min_gpus: Some(2),
+            max_gpus: None,
+        };
+        // Asked 4, max defaults to 4: 4 and 2 (1 is below min_gpus, 8 above the asked count).
+        assert_eq!(counts(&scaling, 4), [4, 2]);
+        // On 2 instead of 4: 3.5 / 1.9 as long.
+        assert!((scaling.time_factor(4, 2) - 3.5 / 1.9).abs() < 1e-12);
     }
 }

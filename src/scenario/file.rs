@@ -232,6 +232,39 @@ pub struct WorkloadFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1.0, max = 100.0), extend("default" = 1))]
     pub mixed_precision_speedup: Option<f64>,
+    /// Relative throughput of each GPU type for this workload's jobs (a row of a throughput
+    /// matrix, e.g. `{ A100 = 1.0, H100 = 2.1 }`): replaces the scenario's `[gpu_speed]` for
+    /// this workload, so it must name `gpu` and every accepted type when it accepts more than
+    /// one. Each type must be known to the scenario (offered by a pool or named in
+    /// `[gpu_speed]`). Default: the scenario's `[gpu_speed]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "shapes::workload_gpu_speed")]
+    pub gpu_speed: Option<BTreeMap<String, f64>>,
+    /// Data-parallel scaling efficiency, above 0.5 and at most 1: each doubling of a job's GPU
+    /// count multiplies its throughput by `2 * scaling_efficiency` (speed-up `n^log2(2e)` on
+    /// `n` GPUs), and its jobs may run on their asked count times or divided by powers of two
+    /// within `min_gpus`..`max_gpus` under an `elastic` strategy. Not with `scaling` nor on a
+    /// trace workload. Default: none (jobs run on the count they ask).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 1.0), extend("exclusiveMinimum" = 0.5))]
+    pub scaling_efficiency: Option<f64>,
+    /// Data-parallel speed-up by GPU count, e.g. `{ 1 = 1.0, 2 = 1.9, 4 = 3.5 }`: under an
+    /// `elastic` strategy its jobs may run on these counts only (within `min_gpus`..`max_gpus`);
+    /// it must list every count of `gpus`. Not with `scaling_efficiency` nor on a trace
+    /// workload. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "shapes::scaling")]
+    pub scaling: Option<BTreeMap<String, f64>>,
+    /// Fewest GPUs a job may run on under an `elastic` strategy, at most the smallest count of
+    /// `gpus`; needs `scaling_efficiency` or `scaling`. Default: the job's asked count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub min_gpus: Option<u32>,
+    /// Most GPUs a job may run on under an `elastic` strategy, at least the largest count of
+    /// `gpus`; needs `scaling_efficiency` or `scaling`. Default: the job's asked count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_gpus: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<CheckpointFile>,
     /// Deadline, hours after arrival: a later completion is a deadline miss. Default: none.
@@ -901,6 +934,12 @@ pub struct StrategyFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = false))]
     pub mixed_precision: Option<bool>,
+    /// Elastic gangs: a job of a workload with `scaling_efficiency` or `scaling` starts on the
+    /// largest GPU count it may run on that fits now on the pool being tried, instead of
+    /// waiting for its asked count. Default: false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = false))]
+    pub elastic: Option<bool>,
     /// Keep jobs of workloads with a `deadline_h` off spot pools. Default: false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = false))]

@@ -61,6 +61,24 @@ pub fn gpu_speed(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
+pub fn workload_gpu_speed(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "object",
+        "minProperties": 1,
+        "additionalProperties": { "type": "number", "exclusiveMinimum": 0 },
+    })
+}
+
+/// A workload's `scaling`: speed-up by GPU count.
+pub fn scaling(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "object",
+        "minProperties": 1,
+        "propertyNames": { "pattern": "^[1-9][0-9]*$" },
+        "additionalProperties": { "type": "number", "exclusiveMinimum": 0 },
+    })
+}
+
 pub fn vary(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "type": "object",

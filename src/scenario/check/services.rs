@@ -101,6 +101,7 @@ fn check_service(
             gpu: &s.gpu,
             accepts: &s.accepts,
             refers: "demand is counted in",
+            own_speeds: None,
         },
         at,
         context,

@@ -103,6 +103,7 @@ fn check_strategy(
             Some(priority_aging_h.map_or(Value::String("never".into()), Value::Float));
     }
     resolved.mixed_precision = Some(s.mixed_precision.unwrap_or(false));
+    resolved.elastic = Some(s.elastic.unwrap_or(false));
     resolved.deadline_jobs_off_spot = Some(s.deadline_jobs_off_spot.unwrap_or(false));
     resolved.checkpointing = Some(s.checkpointing.unwrap_or(true));
     Some(Strategy {
@@ -115,6 +116,7 @@ fn check_strategy(
         spot_policy,
         deadline_safety_h,
         mixed_precision: s.mixed_precision.unwrap_or(false),
+        elastic: s.elastic.unwrap_or(false),
         deadline_jobs_off_spot: s.deadline_jobs_off_spot.unwrap_or(false),
         checkpointing: s.checkpointing.unwrap_or(true),
         placement: s.placement.map(|p| super::pools::placement(Some(p))),

@@ -115,7 +115,7 @@ pub(super) fn warn_overload(
         // Offered load in reference-GPU terms at the end of the horizon (growth included).
         let load: f64 = workloads
             .iter()
-            .map(|w| busy_gpus(w, months as u32) * gpu_speed[w.gpu])
+            .map(|w| busy_gpus(w, months as u32) * load_speed(w, strategy, pools, gpu_speed))
             .sum();
         let capacity: f64 = strategy
             .pools
@@ -138,6 +138,21 @@ pub(super) fn warn_overload(
             ));
         }
     }
+}
+
+/// What one reference GPU of `workload`'s load weighs in the scenario's `[gpu_speed]` units:
+/// its reference type's speed; for a workload with its own `gpu_speed` (a scale of its own),
+/// the least it weighs on an owned pool of `strategy` it may use (its GPUs there times that
+/// type's scenario speed), so that the warning errs towards silence.
+fn load_speed(workload: &Workload, strategy: &Strategy, pools: &[Pool], gpu_speed: &[f64]) -> f64 {
+    if !workload.own_gpu_speed {
+        return gpu_speed[workload.gpu];
+    }
+    (strategy.pools.iter())
+        .filter(|&&p| !pools[p].is_elastic() && workload.may_use(p, pools[p].gpu))
+        .map(|&p| gpu_speed[pools[p].gpu] / workload.speedup_on(pools[p].gpu))
+        .min_by(f64::total_cmp)
+        .unwrap_or(gpu_speed[workload.gpu])
 }
 
 /// The share of a workload's jobs that cannot meet their deadline from which validate warns.
@@ -180,7 +195,7 @@ pub(crate) fn warn_deadline_infeasible(config: &Config, warnings: &mut Vec<Strin
 
 /// The share of a workload's jobs that cannot meet its deadline under `strategy`.
 fn infeasible_share(config: &Config, workload: &Workload, strategy: &Strategy) -> f64 {
-    let reach = workload.reachable_speedups(strategy, &config.pools, &config.gpu_speed);
+    let reach = workload.reachable_speedups(strategy, &config.pools);
     let deadline_h = workload.deadline_h.unwrap_or(f64::INFINITY);
     match &workload.trace {
         Some(replay) => {

@@ -38,6 +38,8 @@ pub(super) struct WorkloadContext<'a> {
     /// GPU types some pool offers.
     pub(super) offered: &'a BTreeSet<String>,
     pub(super) speeds: &'a BTreeMap<String, f64>,
+    /// The scenario's speed of each of `gpu_types` (1 when `[gpu_speed]` does not name it).
+    pub(super) gpu_speed: &'a [f64],
     pub(super) horizon_h: f64,
     pub(super) pool_names: &'a BTreeMap<String, usize>,
 }
@@ -101,6 +103,7 @@ fn check_workload(
             gpu: &w.gpu,
             accepts: &w.accepts,
             refers: "duration_h refers to",
+            own_speeds: w.gpu_speed.as_ref(),
         },
         at,
         context,
@@ -120,6 +123,22 @@ fn check_workload(
     {
         c.push(&f("team"), problem);
     }
+    let scaling_fields = [
+        ("scaling_efficiency", w.scaling_efficiency.is_some()),
+        ("scaling", w.scaling.is_some()),
+        ("min_gpus", w.min_gpus.is_some()),
+        ("max_gpus", w.max_gpus.is_some()),
+    ];
+    let scaling = match scaling_fields.iter().find(|(_, given)| *given) {
+        Some((field, _)) if w.trace.is_some() => {
+            c.push(
+                &f(field),
+                "is not supported on a trace workload: its jobs run on the GPUs the trace gives",
+            );
+            None
+        }
+        _ => gpus.as_ref().and_then(|mix| scaling(c, w, mix, at)),
+    };
     resolved.growth_per_month = Some(growth);
     resolved.gpu = gpu_name.clone();
     resolved.accepts = Some(accepts);
@@ -139,6 +158,12 @@ fn check_workload(
         duration_h: duration?,
         gpu: gpu?,
         accepts_mask,
+        gpu_speed: match &w.gpu_speed {
+            Some(own) => own_gpu_speed(c, own, &f("gpu_speed"), context),
+            None => context.gpu_speed.to_vec(),
+        },
+        own_gpu_speed: w.gpu_speed.is_some(),
+        scaling,
         mixed_precision_speedup: speedup,
         checkpoint,
         deadline_h,
@@ -159,6 +184,135 @@ fn check_workload(
             .map_or(0.0, |g| c.non_negative(g, &f("dataset_gb"))),
         trace: None, // Set by `inputs::replay::attach`.
     })
+}
+
+/// A workload's data-parallel scaling: `scaling_efficiency` or a `scaling` table, and the
+/// bounds `min_gpus` and `max_gpus` around every count of `gpus`.
+fn scaling(c: &mut Checker<'_>, w: &WorkloadFile, mix: &GpuMix, at: &str) -> Option<Scaling> {
+    let f = |name: &str| format!("{at}.{name}");
+    let asked: Vec<u32> = mix.cumulative.iter().map(|&(g, _)| g).collect();
+    let (fewest, most) = (
+        asked.iter().copied().min().unwrap_or(1),
+        asked.iter().copied().max().unwrap_or(1),
+    );
+    let law = match (w.scaling_efficiency, &w.scaling) {
+        (Some(_), Some(_)) => {
+            c.push(
+                &f("scaling"),
+                "takes the place of scaling_efficiency; give one or the other",
+            );
+            return None;
+        }
+        (Some(e), None) => {
+            ScalingLaw::Efficiency(c.number(e, &f("scaling_efficiency"), 0.5, true, 1.0))
+        }
+        (None, Some(table)) => ScalingLaw::Table(scaling_table(c, table, &asked, &f("scaling"))),
+        (None, None) => {
+            for (field, given) in [("min_gpus", w.min_gpus), ("max_gpus", w.max_gpus)] {
+                if given.is_some() {
+                    c.push(
+                        &f(field),
+                        "needs scaling_efficiency or scaling: how fast a job runs on another GPU count",
+                    );
+                }
+            }
+            return None;
+        }
+    };
+    match (w.min_gpus, w.max_gpus) {
+        (Some(min), Some(max)) if min > max => c.push(
+            &f("min_gpus"),
+            format!("must be at most max_gpus ({max}), got {min}"),
+        ),
+        (min, max) => {
+            if let Some(min) = min
+                && !(1..=fewest).contains(&min)
+            {
+                c.push(
+                    &f("min_gpus"),
+                    format!("must be at least 1 and at most the smallest count of gpus ({fewest}), got {min}"),
+                );
+            }
+            if let Some(max) = max
+                && max < most
+            {
+                c.push(
+                    &f("max_gpus"),
+                    format!("must be at least the largest count of gpus ({most}), got {max}"),
+                );
+            }
+        }
+    }
+    Some(Scaling {
+        law,
+        min_gpus: w.min_gpus,
+        max_gpus: w.max_gpus,
+    })
+}
+
+/// A `scaling` table: GPU counts (each at least 1) and speed-ups above 0, with every count a
+/// job may ask (`asked`).
+fn scaling_table(
+    c: &mut Checker<'_>,
+    table: &BTreeMap<String, f64>,
+    asked: &[u32],
+    field: &str,
+) -> Vec<(u32, f64)> {
+    let mut entries = Vec::new();
+    for (key, speedup) in table {
+        let at = format!("{field}.{key}");
+        match key.parse::<u32>() {
+            Ok(n) if n >= 1 => entries.push((n, c.positive(*speedup, &at))),
+            _ => c.push(
+                &at,
+                format!("`{key}` is not a GPU count; keys are counts and values speed-ups, e.g. {{ 1 = 1.0, 2 = 1.9, 4 = 3.5 }}"),
+            ),
+        }
+    }
+    entries.sort_by_key(|&(n, _)| n);
+    for &g in asked {
+        if !entries.iter().any(|&(n, _)| n == g) {
+            c.push(
+                field,
+                format!("must give the speed-up of every count of gpus: {g} is missing"),
+            );
+        }
+    }
+    entries
+}
+
+/// A workload's own `gpu_speed`, by scenario GPU type: each named type known to the scenario,
+/// each speed above 0. A type it does not name keeps the scenario's speed, which is never read:
+/// `gpu_choice` requires the table to name every type the workload may run on.
+fn own_gpu_speed(
+    c: &mut Checker<'_>,
+    own: &BTreeMap<String, f64>,
+    field: &str,
+    context: &WorkloadContext<'_>,
+) -> Vec<f64> {
+    let mut speed = context.gpu_speed.to_vec();
+    if own.is_empty() {
+        c.push(
+            field,
+            "must name at least one GPU type, e.g. { A100 = 1.0, H100 = 2.1 }; leave it out to use [gpu_speed]",
+        );
+    }
+    for (name, value) in own {
+        let at = format!("{field}.{name}");
+        let value = c.positive(*value, &at);
+        match context.gpu_types.iter().position(|g| g == name) {
+            Some(t) => speed[t] = value,
+            None => c.push(
+                &at,
+                format!(
+                    "names GPU type `{name}` that no pool offers and [gpu_speed] does not name{}; known types: {}",
+                    did_you_mean(name, context.gpu_types.iter().map(String::as_str)),
+                    context.gpu_types.join(", ")
+                ),
+            ),
+        }
+    }
+    speed
 }
 
 /// The pools a workload names, as indices into the scenario's pools (each known, none twice).
@@ -297,6 +451,8 @@ pub(super) struct GpuFields<'a> {
     pub(super) accepts: &'a Option<Vec<String>>,
     /// What the reference type is for, in messages: "duration_h refers to".
     pub(super) refers: &'a str,
+    /// Its own speed table, which replaces `[gpu_speed]` for it (workloads only).
+    pub(super) own_speeds: Option<&'a BTreeMap<String, f64>>,
 }
 
 /// The GPU types a workload runs on.
@@ -389,11 +545,16 @@ pub(super) fn gpu_choice(
             accepts_mask |= 1 << t;
             if gpu_name.as_deref() != Some(name.as_str()) {
                 for needed in [gpu_name.as_deref().unwrap_or_default(), name.as_str()] {
-                    if !speeds.contains_key(needed) {
-                        c.push(&format!("gpu_speed.{needed}"), format!(
+                    match w.own_speeds {
+                        None if !speeds.contains_key(needed) => c.push(&format!("gpu_speed.{needed}"), format!(
                             "is missing: {} may run on {name} but its {} {}; give both types a relative speed in [gpu_speed]",
                             w.name, w.refers, gpu_name.as_deref().unwrap_or_default()
-                        ));
+                        )),
+                        Some(own) if !own.contains_key(needed) => c.push(&f(&format!("gpu_speed.{needed}")), format!(
+                            "is missing: {} may run on {name} but its {} {}; its own gpu_speed replaces [gpu_speed], so it must give both types a relative speed",
+                            w.name, w.refers, gpu_name.as_deref().unwrap_or_default()
+                        )),
+                        _ => {}
                     }
                 }
             }

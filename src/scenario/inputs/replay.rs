@@ -383,8 +383,13 @@ fn duration_factors(checked: &Checked, i: usize, trace: &Trace, push: &mut Push<
             let gpu_name = &config.gpu_types[workload.gpu];
             let mut missing = Vec::new();
             let type_name = config.gpu_types[type_index].as_str();
+            // A workload's own gpu_speed replaces [gpu_speed] for it.
+            let (speeds, table) = match &checked.resolved.workload[i].gpu_speed {
+                Some(own) => (own, "its own gpu_speed"),
+                None => (&checked.resolved.gpu_speed, "[gpu_speed]"),
+            };
             for needed in [gpu_name.as_str(), type_name] {
-                if !checked.resolved.gpu_speed.contains_key(needed) {
+                if !speeds.contains_key(needed) {
                     missing.push(needed);
                 }
             }
@@ -392,14 +397,14 @@ fn duration_factors(checked: &Checked, i: usize, trace: &Trace, push: &mut Push<
                 push(
                     "trace",
                     format!(
-                        "{where_}: jobs ran on {name} but the workload's gpu is {gpu_name}, and [gpu_speed] lacks {}; give both types a relative speed so the durations can be converted",
+                        "{where_}: jobs ran on {name} but the workload's gpu is {gpu_name}, and {table} lacks {}; give both types a relative speed so the durations can be converted",
                         missing.join(" and ")
                     ),
                 );
                 continue;
             }
         }
-        duration_factor[t + 1] = config.gpu_speed[type_index] / config.gpu_speed[workload.gpu];
+        duration_factor[t + 1] = workload.gpu_speed[type_index] / workload.gpu_speed[workload.gpu];
     }
     duration_factor
 }
@@ -763,6 +768,25 @@ mod tests {
         // A team in the workload applies to every job.
         let loaded = source("team = \"platform\"").load(&[]).unwrap();
         assert_eq!(loaded.config.workloads[0].team_of(0), "platform");
+    }
+
+    #[test]
+    fn a_workload_s_own_gpu_speed_converts_its_trace_durations() {
+        // For this workload an A100 is a quarter of an H100 (the scenario says half): the a100
+        // job's 24 h on an A100 are 24 x 0.25 / 1 = 6 h of work on its H100.
+        let loaded = source("gpu_speed = { H100 = 1.0, A100 = 0.25 }")
+            .load(&[])
+            .unwrap();
+        let replay = loaded.config.workloads[0].trace.as_ref().unwrap();
+        let typed = replay.trace.jobs.iter().position(|j| j.gpus == 8).unwrap() as u32;
+        assert_eq!(replay.job(typed), (8, 6.0));
+        // Its table replaces [gpu_speed]: a type the trace ran on must be in it.
+        let error = source("gpu_speed = { H100 = 1.0 }").load(&[]).unwrap_err();
+        let message = format!("{error:#}");
+        assert!(
+            message.contains("and its own gpu_speed lacks A100; give both types"),
+            "{message}"
+        );
     }
 
     #[test]
