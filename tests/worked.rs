@@ -1035,3 +1035,61 @@ pools = ["committed"]
     );
     assert!((0..3).all(|id| job(unit, id).wait_h == 0.0));
 }
+
+#[test]
+fn an_elastic_gang_tries_a_pools_sizes_from_its_largest_count_down() {
+    // An on-demand pool selling 1-GPU instances at 4 and 8-GPU instances at 3 per GPU-hour.
+    // B asks 8 GPUs for 1 h, may run on 1 to 8 (efficiency 0.9: on n GPUs it takes
+    // (8/n)^log2(1.8) as long, 1.8^3 = 5.832 times as long on 1 GPU).
+    let scenario = |quota: &str| {
+        format!(
+            r#"
+[[workload]]
+name = "a"
+arrival_times_h = [0.0]
+gpus = 8
+duration_h = 10
+[[workload]]
+name = "b"
+arrival_times_h = [0.5]
+gpus = 8
+duration_h = 1
+scaling_efficiency = 0.9
+min_gpus = 1
+[[pool]]
+name = "cloud"
+type = "on_demand"
+gpu = "H100"
+instances = [{{ gpus = 1, price_per_gpu_h = 4 }}, {{ gpus = 8, price_per_gpu_h = 3{quota} }}]
+[[strategy]]
+name = "elastic"
+pools = ["cloud"]
+elastic = true
+"#
+        )
+    };
+    // No quota: B rents its own 8-GPU instance at 0.5 and ends at 1.5. Cost 8 x 10 x 3 for A
+    // and 8 x 1 x 3 for B: 264.
+    let units = run(&scenario(""));
+    let b = job(&units[0], 1);
+    assert!(close(b.start_h, 0.5) && close(b.end_h, 1.5), "{b:?}");
+    assert_eq!(b.pool, "cloud (8xH100)");
+    assert!(
+        close(units[0].row.total_cost, 264.0),
+        "{}",
+        units[0].row.total_cost
+    );
+    // One 8-GPU instance at most, A's: B shrinks to one GPU on a 1-GPU instance at 0.5 and
+    // ends at 0.5 + 5.832 = 6.332. Its instance lived 20,995.2 s, billed per started second:
+    // 20,996 s x 4 / 3,600 = 23.3289 for B, 240 for A.
+    let units = run(&scenario(", max_nodes = 1"));
+    let b = job(&units[0], 1);
+    assert!(close(b.start_h, 0.5) && close(b.end_h, 6.332), "{b:?}");
+    assert_eq!(b.pool, "cloud (1xH100)");
+    let cost = 240.0 + 20_996.0 * 4.0 / 3600.0;
+    assert!(
+        close(units[0].row.total_cost, cost),
+        "{}",
+        units[0].row.total_cost
+    );
+}

@@ -225,7 +225,9 @@ impl<'c> FleetSim<'c> {
 
     /// An elastic gang on pool `sp`: its allowed counts from the largest down, the first that
     /// the pool takes. A count held back by another job's reservation lets a smaller one try;
-    /// a refused node request ends the try (the pool waits for its retry timer).
+    /// a refused node request ends the try (the pool waits for its retry timer). On one of a
+    /// pool's instance sizes, the counts too wide for it are first tried on the larger sizes
+    /// (largest first), so that the pool's sizes together are tried from the largest count down.
     #[inline(never)]
     fn place_elastic(
         &mut self,
@@ -235,42 +237,60 @@ impl<'c> FleetSim<'c> {
         plan: &mut GangPlan,
         sim: &mut Sim<Event>,
     ) -> OnPool {
-        let (queued, asked) = {
-            let job = &self.jobs[slot as usize];
-            (job.gpus, job.asked)
-        };
+        let queued = self.jobs[slot as usize].gpus;
+        self.sizing = true;
+        let mut outcome = OnPool::NoCapacity;
+        let narrow = self.pools[sp].gang_gpus_max;
+        for k in (0..self.pools[sp].larger_sizes.len()).rev() {
+            let q = self.pools[sp].larger_sizes[k];
+            match self.try_counts(slot, q, scaling, (narrow, u32::MAX), plan, sim) {
+                OnPool::Placed => return self.sized(slot, queued, OnPool::Placed),
+                OnPool::Held => outcome = OnPool::Held,
+                _ => {}
+            }
+        }
+        match self.try_counts(slot, sp, scaling, (0, narrow), plan, sim) {
+            OnPool::NoCapacity => self.sized(slot, queued, outcome),
+            other => self.sized(slot, queued, other),
+        }
+    }
+
+    /// The end of sizing: a placed job keeps the count it started on, another its queued one.
+    fn sized(&mut self, slot: u32, queued: u32, outcome: OnPool) -> OnPool {
+        self.sizing = false;
+        if !matches!(outcome, OnPool::Placed) {
+            self.jobs[slot as usize].gpus = queued;
+        }
+        outcome
+    }
+
+    /// Tries the gang's allowed counts above `above` and at most `at_most` on pool `sp`, from
+    /// the largest down (a pool the job may not try with a count is skipped for it).
+    fn try_counts(
+        &mut self,
+        slot: u32,
+        sp: usize,
+        scaling: &Scaling,
+        (above, at_most): (u32, u32),
+        plan: &mut GangPlan,
+        sim: &mut Sim<Event>,
+    ) -> OnPool {
+        let asked = self.jobs[slot as usize].asked;
         let mut outcome = OnPool::NoCapacity;
         let mut count = Some(scaling.largest(asked));
-        self.sizing = true;
-        while let Some(n) = count {
-            // An instance size that does not hold this count is no place for it.
-            if n > self.pools[sp].gang_gpus_max {
-                count = scaling.below(asked, n);
+        while let Some(n) = count.filter(|&n| n > above) {
+            count = scaling.below(asked, n);
+            self.jobs[slot as usize].gpus = n;
+            if n > at_most || !self.may_try(slot, sp, sim.now_h()) {
                 continue;
             }
-            self.jobs[slot as usize].gpus = n;
             match self.place_by_plan(slot, sp, plan, sim) {
-                // Free GPUs of a larger size hold this count: the job goes there.
-                outcome @ (OnPool::Placed | OnPool::Later) => {
-                    self.sizing = false;
-                    self.jobs[slot as usize].gpus = if matches!(outcome, OnPool::Placed) {
-                        n
-                    } else {
-                        queued
-                    };
-                    return outcome;
-                }
+                placed @ (OnPool::Placed | OnPool::Later) => return placed,
                 OnPool::NoCapacity => {}
                 OnPool::Held => outcome = OnPool::Held,
-                OnPool::Refused => {
-                    outcome = OnPool::Refused;
-                    break;
-                }
+                OnPool::Refused => return OnPool::Refused,
             }
-            count = scaling.below(asked, n);
         }
-        self.sizing = false;
-        self.jobs[slot as usize].gpus = queued;
         outcome
     }
 

@@ -587,7 +587,7 @@ mod tests {
         let boundary = finding.boundary.unwrap();
         assert!(
             boundary.contains(
-                "against a cloud at 4.5 EUR/GPU-h at the start, 1.94 to 4.50 over the 36 months"
+                "against a cloud at 4.5 EUR/GPU-h (8-GPU instances; 1-GPU: 4.84) at the start, 1.94 to 4.50 over the 36 months"
             ),
             "{boundary}"
         );
