@@ -183,7 +183,7 @@ fn a_bad_scenario_names_the_file_line_and_field() {
     );
     assert!(
         stderr
-            .contains("line 69: `pool.dgx.capex_per_node` must be a number of at least 0, got -5"),
+            .contains("line 73: `pool.dgx.capex_per_node` must be a number of at least 0, got -5"),
         "{stderr}"
     );
     assert!(
