@@ -14,7 +14,7 @@ pub fn pool<'a>(config: &'a Config, name: &str) -> Result<&'a Pool, String> {
         .pools
         .iter()
         .find(|p| p.name == name)
-        .or_else(|| config.pools.iter().filter(family).last())
+        .or_else(|| config.pools.iter().rfind(family))
         .ok_or_else(|| format!("the scenario has no pool `{name}`"))
 }
 

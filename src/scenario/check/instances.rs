@@ -18,8 +18,11 @@ const INSTANCES_MAX: usize = 16;
 /// The most characters of an instance's name.
 const INSTANCE_NAME_CHARS_MAX: usize = 32;
 
+/// A pool field: its name, whether a pool writes it, and why it does not go with `instances`.
+type RefusedField = (&'static str, fn(&PoolFile) -> bool, &'static str);
+
 /// Fields a pool that lists `instances` cannot have, and why.
-const PER_INSTANCE: [(&str, fn(&PoolFile) -> bool, &str); 2] = [
+const PER_INSTANCE: [RefusedField; 2] = [
     (
         "gpus_per_node",
         |p| p.gpus_per_node.is_some(),
