@@ -9,12 +9,11 @@ use crate::scenario::{Config, Pool, PoolKind, PriceCurve, Strategy};
 /// The pool named `name`.
 pub fn pool<'a>(config: &'a Config, name: &str) -> Result<&'a Pool, String> {
     // A pool of several instance sizes is its largest (the last of them).
-    let family = |p: &&Pool| p.shape.as_ref().is_some_and(|s| s.family == name);
     config
         .pools
         .iter()
         .find(|p| p.name == name)
-        .or_else(|| config.pools.iter().rfind(family))
+        .or_else(|| config.pools.iter().rfind(|p| p.family() == name))
         .ok_or_else(|| format!("the scenario has no pool `{name}`"))
 }
 
@@ -41,13 +40,13 @@ pub fn first_pool<'a>(config: &'a Config, strategy_name: &str) -> Result<&'a Poo
 
 /// The instance sizes of `pool`'s pool, smallest first (empty for a pool of one node size).
 pub fn sizes<'a>(config: &'a Config, pool: &Pool) -> Vec<&'a Pool> {
-    let Some(shape) = &pool.shape else {
+    if pool.shape.is_none() {
         return Vec::new();
-    };
+    }
     config
         .pools
         .iter()
-        .filter(|p| p.shape.as_ref().is_some_and(|s| s.family == shape.family))
+        .filter(|p| p.shape.is_some() && p.family() == pool.family())
         .collect()
 }
 

@@ -864,10 +864,7 @@ fn pool_state<'c>(
         cap_nodes: CapacityTrace::UNLIMITED,
         cap_since_h: 0.0,
         capacity_refused: false,
-        gang_gpus_max: match &pool.shape {
-            Some(shape) if !shape.largest => pool.gpus_per_node,
-            _ => u32::MAX,
-        },
+        gang_gpus_max: pool.gang_gpus_max(),
         larger_sizes: larger_sizes(config, &strategy.pools, p),
     }
 }
@@ -876,19 +873,15 @@ fn pool_state<'c>(
 /// (none unless `p` is one size of several).
 fn larger_sizes(config: &Config, strategy_pools: &[usize], p: usize) -> Vec<usize> {
     let pool = &config.pools[p];
-    let Some(shape) = &pool.shape else {
+    if pool.shape.is_none() {
         return Vec::new();
-    };
+    }
     strategy_pools
         .iter()
         .enumerate()
         .filter(|&(_, &q)| {
             let other = &config.pools[q];
-            other.gpus_per_node > pool.gpus_per_node
-                && other
-                    .shape
-                    .as_ref()
-                    .is_some_and(|s| s.family == shape.family)
+            other.gpus_per_node > pool.gpus_per_node && other.family() == pool.family()
         })
         .map(|(sp, _)| sp)
         .collect()

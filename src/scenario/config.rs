@@ -643,9 +643,23 @@ impl Pool {
     /// Whether a gang of `gpus` may run on this pool: any pool of one node size; of a pool's
     /// sizes, those that hold it on one node, and the largest for a gang wider than all.
     pub fn takes_gang(&self, gpus: u32) -> bool {
+        gpus <= self.gang_gpus_max()
+    }
+
+    /// The widest gang the pool takes: one node of an instance size that is not its pool's
+    /// largest, else any (`u32::MAX`).
+    pub fn gang_gpus_max(&self) -> u32 {
+        match &self.shape {
+            Some(shape) if !shape.largest => self.gpus_per_node,
+            _ => u32::MAX,
+        }
+    }
+
+    /// The pool's name in the scenario: its family's for an instance size, else its own.
+    pub fn family(&self) -> &str {
         self.shape
             .as_ref()
-            .is_none_or(|shape| shape.largest || gpus <= self.gpus_per_node)
+            .map_or(&self.name, |shape| &shape.family)
     }
 
     /// The zone for `next_zone` (a pool without one is its own zone).

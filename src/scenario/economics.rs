@@ -209,15 +209,16 @@ fn on_demand_pools<'a>(config: &'a Config, pool: &Pool) -> Vec<(&'a str, &'a Pri
         if !(elastic.price_per_gpu_h.is_finite() && elastic.price_per_gpu_h > 0.0) {
             continue;
         }
-        let family = p.shape.as_ref().map(|s| s.family.as_str());
         let same_price = |q: &Pool| {
-            q.shape.as_ref().map(|s| s.family.as_str()) == family
+            q.shape.is_some()
+                && q.family() == p.family()
                 && q.elastic().is_some_and(|e| e.price == elastic.price)
         };
         let sizes_at_one_price = config.pools.iter().filter(|q| same_price(q)).count() > 1;
-        let name = match family {
-            Some(family) if sizes_at_one_price => family,
-            _ => p.name.as_str(),
+        let name = if sizes_at_one_price {
+            p.family()
+        } else {
+            p.name.as_str()
         };
         if !pools
             .iter()

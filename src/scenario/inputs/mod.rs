@@ -17,10 +17,7 @@ pub(crate) fn pools_of<'a>(
     pools: &'a mut [crate::scenario::config::Pool],
     written: &'a crate::scenario::file::PoolFile,
 ) -> impl Iterator<Item = &'a mut crate::scenario::config::Pool> {
-    pools.iter_mut().filter(move |pool| {
-        pool.shape
-            .as_ref()
-            .map_or(&pool.name, |shape| &shape.family)
-            == &written.name
-    })
+    pools
+        .iter_mut()
+        .filter(move |pool| pool.family() == written.name)
 }
