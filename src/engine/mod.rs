@@ -48,10 +48,17 @@ pub struct Sim<E> {
     now_h: f64,
     seq: u64,
     queue: EventHeap<E>,
-    /// The event being handled is still at the top of the heap: the first event its handler
-    /// schedules takes its place (one sift instead of a pop and a push; a handler usually
-    /// schedules something, and an arrival schedules the next one, often the new earliest).
+    /// The event being handled is still at the top of the heap: the earliest event its
+    /// handler schedules takes its place when it returns (one sift instead of a pop and a push;
+    /// a handler usually schedules something, and an arrival schedules the next one, often the
+    /// new earliest).
     handling_top: bool,
+    /// While handling: the earliest event scheduled so far, kept out of the heap until the
+    /// handler returns (every later one is pushed at once). The heap then holds the same
+    /// entries as if each had been pushed in turn, and as no two entries compare equal, the
+    /// events leave in the same order; but the entry that replaces the top is the earliest,
+    /// which sifts least (an arrival's next arrival, not its job's far end).
+    earliest_new: Option<Entry<E>>,
     events_handled: u64,
 }
 
@@ -69,6 +76,7 @@ impl<E: Copy> Sim<E> {
             seq: 0,
             queue: EventHeap::new(),
             handling_top: false,
+            earliest_new: None,
             events_handled: 0,
         }
     }
@@ -85,7 +93,7 @@ impl<E: Copy> Sim<E> {
 
     /// Events waiting in the queue.
     pub fn pending(&self) -> usize {
-        self.queue.len() - usize::from(self.handling_top)
+        self.queue.len() - usize::from(self.handling_top) + usize::from(self.earliest_new.is_some())
     }
 
     /// Schedules `event` at absolute time `at_h` (not before now).
@@ -98,11 +106,17 @@ impl<E: Copy> Sim<E> {
         assert!(!at_h.is_nan(), "event scheduled at NaN");
         self.seq += 1;
         let entry = Entry::new(at_h, self.seq, event);
-        if self.handling_top {
-            self.handling_top = false;
-            self.queue.replace_top(entry);
-        } else {
+        if !self.handling_top {
             self.queue.push(entry);
+            return;
+        }
+        match self.earliest_new {
+            None => self.earliest_new = Some(entry),
+            Some(earliest) if entry.is_before(&earliest) => {
+                self.earliest_new = Some(entry);
+                self.queue.push(earliest);
+            }
+            Some(_) => self.queue.push(entry),
         }
     }
 
@@ -135,9 +149,12 @@ impl<E: Copy> Sim<E> {
             self.events_handled += 1;
             self.handling_top = true;
             model.handle(event, self);
-            if self.handling_top {
-                self.handling_top = false;
-                self.queue.pop();
+            self.handling_top = false;
+            match self.earliest_new.take() {
+                Some(entry) => self.queue.replace_top(entry),
+                None => {
+                    self.queue.pop();
+                }
             }
         }
         match self.queue.peek() {

@@ -23,6 +23,11 @@ impl<E> Entry<E> {
         }
     }
 
+    /// Whether this entry leaves the queue before `other`.
+    pub(super) fn is_before(&self, other: &Self) -> bool {
+        self.order < other.order
+    }
+
     /// When the event happens, hours.
     pub(super) fn at_h(&self) -> f64 {
         time_from_key((self.order >> 64) as u64)

@@ -127,7 +127,7 @@ impl<'c> FleetSim<'c> {
     /// Books a data transfer of the job (network, in the month of `at_h`).
     fn charge_job(&mut self, slot: u32, at_h: f64, cost: f64) {
         let job = &self.jobs[slot as usize];
-        let m = self.config.calendar.month_of(at_h);
+        let m = self.month_of(at_h);
         self.months[m].cost_network += cost;
         let (w, team) = (job.workload as usize, job.team as usize);
         self.accounts.count(w, team, |c| c.cost_direct += cost);

@@ -53,7 +53,7 @@ impl<'c> FleetSim<'c> {
                 let partial = job.plan.interrupted_after(horizon_h - from_h);
                 self.account_busy(slot, from_h, horizon_h);
                 self.totals.checkpoint_gpu_h += f64::from(gpus) * partial.checkpoint_h;
-                let rate = self.pools[sp].job_rate_per_gpu_h[self.config.calendar.month_of(from_h)];
+                let rate = self.pools[sp].job_rate_per_gpu_h[self.month_of(from_h)];
                 let job = &mut self.jobs[slot as usize];
                 job.cost += f64::from(gpus) * (horizon_h - from_h).max(0.0) * rate;
             }

@@ -554,6 +554,8 @@ pub struct FleetSim<'c> {
     home_pool: Option<usize>,
     /// Per workload: the pools its jobs may use.
     limits: WorkloadLimits,
+    /// The calendar month last looked up: most look-ups are of times near the last one.
+    month_hint: std::cell::Cell<usize>,
 }
 
 /// What each workload's jobs may do under one strategy.
@@ -673,6 +675,7 @@ impl<'c> FleetSim<'c> {
             home_site,
             home_pool,
             limits: WorkloadLimits::new(config, strategy),
+            month_hint: std::cell::Cell::new(0),
         }
     }
 
@@ -757,6 +760,14 @@ impl<'c> FleetSim<'c> {
         for si in 0..self.services.len() {
             sim.schedule_at(0.0, Event::ServiceTick { service: si as u16 });
         }
+    }
+
+    /// The calendar month of `at_h` (see [`crate::calendar::Calendar::month_of_near`]).
+    #[inline]
+    fn month_of(&self, at_h: f64) -> usize {
+        let month = (self.config.calendar).month_of_near(at_h, self.month_hint.get());
+        self.month_hint.set(month);
+        month
     }
 
     /// What the events went to so far, for an exhausted event budget.

@@ -112,7 +112,8 @@ impl<'c> FleetSim<'c> {
         if job.counted && start_h <= self.config.horizon_h {
             let wait_h = start_h - job.arrival_h;
             self.accounts.count(w, team, |c| c.waits.record(wait_h));
-            let month = &mut self.months[self.config.calendar.month_of(start_h)];
+            let m = self.month_of(start_h);
+            let month = &mut self.months[m];
             month.wait_sum_h += wait_h;
             month.waits += 1;
         }
@@ -143,13 +144,17 @@ impl<'c> FleetSim<'c> {
         let months = &mut self.months;
         let (group_months, group_busy) = self.accounts.busy(w, team);
         let group_months = &mut group_months[sp * months.len()..(sp + 1) * months.len()];
-        self.config
-            .calendar
-            .split_by_month(from_h, to_h, |m, hours| {
+        let last = self.config.calendar.split_by_month_near(
+            from_h,
+            to_h,
+            self.month_hint.get(),
+            |m, hours| {
                 months[m].gpu_hours_busy += gpus * hours;
                 state.by_month[m].gpu_hours_busy += gpus * hours;
                 group_months[m] += gpus * hours;
-            });
+            },
+        );
+        self.month_hint.set(last);
         state.counters.gpu_hours_busy += gpus * (to_h - from_h);
         *group_busy += gpus * (to_h - from_h);
         if let Some(ledger) = self.charges.as_mut() {
@@ -200,7 +205,7 @@ impl<'c> FleetSim<'c> {
         let (gpus, from_h, checkpoint_h) = (job.gpus, job.run_start_h, job.plan.checkpoint_h());
         self.account_busy(slot, from_h, now_h);
         self.totals.checkpoint_gpu_h += f64::from(gpus) * checkpoint_h;
-        let rate = self.pools[sp].job_rate_per_gpu_h[self.config.calendar.month_of(from_h)];
+        let rate = self.pools[sp].job_rate_per_gpu_h[self.month_of(from_h)];
         self.free_alloc(slot, sim);
         let job = &mut self.jobs[slot as usize];
         job.cost += f64::from(gpus) * (now_h - from_h) * rate;
@@ -216,7 +221,8 @@ impl<'c> FleetSim<'c> {
                     c.turnaround_sum_h += turnaround_h;
                     c.count_miss(missed, infeasible);
                 });
-            self.months[self.config.calendar.month_of(now_h)].jobs_completed += 1;
+            let m = self.month_of(now_h);
+            self.months[m].jobs_completed += 1;
         }
         self.data_at_job_end(slot, now_h);
         self.trace_job(slot, now_h);
@@ -242,7 +248,7 @@ impl<'c> FleetSim<'c> {
         let (workload, spec, rate) = (
             job.workload as usize,
             job.spec,
-            self.pools[sp].job_rate_per_gpu_h[self.config.calendar.month_of(from_h)],
+            self.pools[sp].job_rate_per_gpu_h[self.month_of(from_h)],
         );
         let team = job.team as usize;
         // Hours of this run's work per reference hour at the asked count.

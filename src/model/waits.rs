@@ -20,7 +20,10 @@ const UNITS_PER_H: f64 = 1e9;
 /// Waits of the jobs of one replication (or of one workload or team in it).
 #[derive(Debug, Clone)]
 pub struct WaitStats {
+    /// Every wait but those of exactly zero, which `zeros` counts: most jobs of a fleet with
+    /// room start at once, and a count is cheaper than a histogram record.
     histogram: Histogram<u64>,
+    zeros: u64,
     /// The waits so far of jobs not started by the horizon (also in `histogram`).
     censored: Histogram<u64>,
     sum_h: f64,
@@ -39,6 +42,7 @@ impl WaitStats {
             // Auto-resizing: it tracks whatever wait is recorded, up to 2^62 units (centuries).
             histogram: Histogram::new(3).expect("3 significant digits are supported"),
             censored: Histogram::new(3).expect("3 significant digits are supported"),
+            zeros: 0,
             sum_h: 0.0,
             max_h: 0.0,
         }
@@ -48,6 +52,11 @@ impl WaitStats {
     pub fn record(&mut self, wait_h: f64) {
         assert!(wait_h >= 0.0, "a wait is not negative: {wait_h}");
         assert!(wait_h.is_finite(), "a wait is finite: {wait_h}");
+        if wait_h == 0.0 {
+            // Adds nothing to the sum, and the maximum is at least zero.
+            self.zeros += 1;
+            return;
+        }
         self.histogram
             .record(to_units(wait_h))
             .expect("an auto-resizing histogram records any wait of a run");
@@ -64,7 +73,7 @@ impl WaitStats {
     }
 
     pub fn count(&self) -> u64 {
-        self.histogram.len()
+        self.histogram.len() + self.zeros
     }
 
     /// Mean wait; NaN without waits.
@@ -133,9 +142,22 @@ impl WaitStats {
             .map(|p| (p * n).div_ceil(1000).max(1))
             .peekable();
         let mut found = Vec::with_capacity(per_milles.len());
-        let mut below = 0;
+        // Waits of zero first: those counted apart and those rounded to zero units.
+        let mut below = self.zeros + self.histogram.count_at(0);
+        if censored_endless {
+            below -= self.censored.count_at(0);
+        }
+        while ranks.next_if(|rank| below >= *rank).is_some() {
+            found.push(0.0);
+        }
+        if ranks.peek().is_none() {
+            return found;
+        }
         for bucket in self.histogram.iter_recorded() {
             let value = bucket.value_iterated_to();
+            if value == 0 {
+                continue;
+            }
             below += bucket.count_at_value();
             // (`count_at` clamps values past the histogram's range to its last bucket.)
             if censored_endless && value <= self.censored.high() {
@@ -166,6 +188,7 @@ impl WaitStats {
                 .add(&other.censored)
                 .expect("an auto-resizing histogram adds any other");
         }
+        self.zeros += other.zeros;
         self.sum_h += other.sum_h;
         self.max_h = self.max_h.max(other.max_h);
     }
@@ -233,6 +256,31 @@ mod tests {
         }
         assert_eq!(stats.max_h(), 20_000.0f64.min(*waits.last().unwrap()));
         assert_eq!(stats.count(), waits.len() as u64);
+    }
+
+    #[test]
+    fn zero_waits_counted_apart_rank_with_those_rounded_to_zero() {
+        // 3 exact zeros, 2 waits that round to zero units (1e-12 h), 5 waits of 1 h: p30 and
+        // p50 are zero, p60 is 1 h (the largest wait, so exact); added to another group, the
+        // zeros still count.
+        let mut stats = WaitStats::new();
+        for w in [0.0, 1e-12, 0.0, 1.0, 1.0, 1e-12, 0.0, 1.0, 1.0, 1.0] {
+            stats.record(w);
+        }
+        assert_eq!(stats.count(), 10);
+        assert_eq!(stats.percentiles_h(&[300, 500, 600]), vec![0.0, 0.0, 1.0]);
+        let mut all = WaitStats::new();
+        all.record(2.0);
+        all.add(&stats);
+        assert_eq!(all.count(), 11);
+        // Sorted: five zeros, 1 h x 5, 2 h: the 5th is zero, the 6th 1 h, the 11th 2 h.
+        let [p45, p50, p100] = all.percentiles_h(&[450, 500, 1000])[..] else {
+            unreachable!()
+        };
+        assert_eq!(p45, 0.0);
+        assert!((p50 - 1.0).abs() <= 0.0005, "{p50}");
+        assert!((p100 - 2.0).abs() <= 2.0 * 0.0005, "{p100}");
+        assert_eq!(all.mean_h(), 7.0 / 11.0 + 2e-12 / 11.0);
     }
 
     #[test]
