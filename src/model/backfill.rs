@@ -40,18 +40,40 @@ pub(super) struct Holding {
 /// A job of a class that the reservation turned away in this pass: its run, and the state of
 /// the pass it met. A job of the same class whose run is no shorter, meeting the same state, is
 /// turned away too, so a pass need not try it (its planned end only grows with the work left).
+///
+/// The state that matters: the pool the reservation holds (`held_pool`) exactly as it was,
+/// and no more room on the other pools the job may try. Jobs placed elsewhere in the pass
+/// since only took GPUs there, which changes nothing for it (unless they brought up nodes).
 #[derive(Debug, Clone)]
 pub(super) struct HeldMemo {
     class: usize,
-    /// The nodes' changes and `no_capacity_epoch` when the job was tried.
-    changes: u64,
-    no_capacity_epoch: u64,
+    /// The reservation's pool, and its nodes' changes when the job was tried.
+    held_pool: usize,
+    held_pool_changes: u64,
+    /// The other pools the job may try (bit per strategy pool), and their room then (see
+    /// `room_of`).
+    others: u64,
+    others_room: (u64, u64),
     /// The pools the job could try (bit per strategy pool).
     triable: u64,
     /// What its run is made of besides the work: a restore first, checkpoints.
     needs_restore: bool,
     checkpointed: bool,
     remaining_ref_h: f64,
+    /// Where it was turned away (see [`HeldRun`]); `None` for an elastic gang, whose count and
+    /// so its run depend on its pools' room.
+    run: Option<HeldRun>,
+}
+
+/// The run the reservation turned away on its pool: when it would start and on how many nodes,
+/// against the reservation's shadow time. Another job of its class would start there alike
+/// (the plan depends only on the gang), so it is turned away too exactly when its own run,
+/// from that start, would still end after the shadow time.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct HeldRun {
+    pub(super) start_h: f64,
+    pub(super) nodes: usize,
+    pub(super) shadow_h: f64,
 }
 
 /// Jobs a pass may turn away because of the reservation before it stops trying the rest of
@@ -66,18 +88,34 @@ impl<'c> FleetSim<'c> {
             .filter(|&sp| job.gpus < self.no_capacity_gpus[sp] && self.may_try(slot, sp, now_h))
             .fold(0u64, |mask, sp| mask | 1 << sp);
         let workload = &self.config.workloads[job.workload as usize];
+        let held_pool = self.held_pool().expect("a job turned away by a reservation");
+        let others = self.last_triable & !(1 << held_pool);
         HeldMemo {
             class,
-            changes: self.nodes_changes(),
-            no_capacity_epoch: self.no_capacity_epoch,
+            held_pool,
+            held_pool_changes: self.pools[held_pool].nodes.changes,
+            others,
+            others_room: self.room_of(others),
             triable,
             needs_restore: job.needs_restore,
             checkpointed: workload.checkpoint_of(job.spec).is_some(),
             remaining_ref_h: job.remaining_ref_h,
+            run: (!self.strategy.elastic).then_some(self.held_run),
         }
     }
 
-    /// The reservation turned job `slot` away in this pass: its class remembers it.
+    /// The pool the reservation holds GPUs on, once worked out.
+    fn held_pool(&self) -> Option<usize> {
+        match self.reserved.as_ref().map(|r| &r.held) {
+            Some(Held::Known {
+                on: Some(holding), ..
+            }) => Some(holding.pool),
+            _ => None,
+        }
+    }
+
+    /// The reservation turned job `slot` away in this pass: its class remembers it (right
+    /// after `try_place`, whose `last_triable` it reads).
     pub(super) fn remember_held(&mut self, slot: u32, class: usize, now_h: f64) {
         let memo = self.held_memo(slot, class, now_h);
         match self.held_memos.iter_mut().find(|m| m.class == class) {
@@ -90,8 +128,8 @@ impl<'c> FleetSim<'c> {
     fn current_memo(&self, class: usize) -> Option<&HeldMemo> {
         self.held_memos.iter().find(|m| {
             m.class == class
-                && m.changes == self.nodes_changes()
-                && m.no_capacity_epoch == self.no_capacity_epoch
+                && m.held_pool_changes == self.pools[m.held_pool].nodes.changes
+                && m.others_room == self.room_of(m.others)
         })
     }
 
@@ -101,11 +139,16 @@ impl<'c> FleetSim<'c> {
     fn held_like(&self, memo: &HeldMemo, slot: u32, now_h: f64) -> bool {
         let job = &self.jobs[slot as usize];
         let workload = &self.config.workloads[job.workload as usize];
-        let like = job.needs_restore == memo.needs_restore
+        let like = (job.needs_restore == memo.needs_restore
             && workload.checkpoint_of(job.spec).is_some() == memo.checkpointed
-            && job.remaining_ref_h >= memo.remaining_ref_h;
+            && job.remaining_ref_h >= memo.remaining_ref_h)
+            || memo.run.is_some_and(|run| {
+                let run_h = self.run_plan(slot, memo.held_pool, run.nodes).total_h();
+                run.start_h + run_h > run.shadow_h
+            });
+        // Pools may have dropped out since (another job found them full), none come in.
         debug_assert!(
-            !like || self.held_memo(slot, memo.class, now_h).triable == memo.triable,
+            !like || self.held_memo(slot, memo.class, now_h).triable & !memo.triable == 0,
             "job {slot} of class {} may try other pools than its class",
             memo.class
         );
@@ -195,8 +238,8 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    /// When a run of `slot` on `sp` as `plan` says would end, hours.
-    pub(super) fn planned_end_h(&self, slot: u32, sp: usize, plan: &GangPlan, now_h: f64) -> f64 {
+    /// When a run on `sp` as `plan` says could start, hours: once its nodes are ready.
+    pub(super) fn planned_start_h(&self, sp: usize, plan: &GangPlan, now_h: f64) -> f64 {
         let state = &self.pools[sp];
         let mut start_h = plan
             .pieces
@@ -207,7 +250,7 @@ impl<'c> FleetSim<'c> {
             let provisioning_h = state.pool.elastic().map_or(0.0, |e| e.provisioning_h);
             start_h = start_h.max(now_h + provisioning_h);
         }
-        start_h + self.run_plan(slot, sp, plan.nodes()).total_h()
+        start_h
     }
 
     /// A job running past the shadow time took `plan`: the reservation has that much less

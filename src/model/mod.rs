@@ -12,7 +12,7 @@
 pub mod accounts;
 mod backfill;
 mod capacity;
-use backfill::{HELD_PER_PASS_MAX, Held, Reserved};
+use backfill::{HELD_PER_PASS_MAX, Held, HeldRun, Reserved};
 pub mod billing;
 pub mod charges;
 mod data;
@@ -523,8 +523,10 @@ pub struct FleetSim<'c> {
     no_capacity_epoch: u64,
     /// An elastic gang is trying its counts on a pool: `place_by_plan` places the count set.
     sizing: bool,
-    /// This pass's jobs turned away by the reservation, one per class (see `backfill.rs`).
+    /// This pass's jobs turned away by the reservation, one per class (see `backfill.rs`),
+    /// and the run of the last one turned away.
     held_memos: Vec<backfill::HeldMemo>,
+    held_run: HeldRun,
     /// Per wait-queue class: the pools' room when its last job found none.
     no_room_memos: Vec<Option<scheduling::NoRoomMemo>>,
     /// The pools the last `try_place` found open to its job (bit per strategy pool).
@@ -639,6 +641,11 @@ impl<'c> FleetSim<'c> {
             no_capacity_epoch: 0,
             sizing: false,
             held_memos: Vec::new(),
+            held_run: HeldRun {
+                start_h: 0.0,
+                nodes: 0,
+                shadow_h: 0.0,
+            },
             no_room_memos: Vec::new(),
             last_triable: 0,
             queue_steps: 0,

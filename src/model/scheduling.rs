@@ -163,7 +163,7 @@ impl<'c> FleetSim<'c> {
 
     /// How much room the pools of `mask` have had: the sum of their growth counters (equal while
     /// none of them grew, as each only counts up) and which of them are open.
-    fn room_of(&self, mask: u64) -> (u64, u64) {
+    pub(super) fn room_of(&self, mask: u64) -> (u64, u64) {
         (0..self.pools.len())
             .filter(|sp| mask & 1 << sp != 0)
             .fold((0, 0), |(grew, open), sp| {
@@ -324,7 +324,9 @@ impl<'c> FleetSim<'c> {
         let mut runs_past_shadow = false;
         if let Some(held) = self.reservation_on(sp, slot, now_h) {
             let (shadow_h, extra, keep) = (held.shadow_h, held.extra_gpus, held.new_nodes as usize);
-            if self.planned_end_h(slot, sp, plan, now_h) > shadow_h {
+            let start_h = self.planned_start_h(sp, plan, now_h);
+            let nodes = plan.nodes();
+            if start_h + self.run_plan(slot, sp, nodes).total_h() > shadow_h {
                 runs_past_shadow = true;
                 let spare = std::mem::take(&mut self.holding_mut().reservation.spare);
                 self.pools[sp].nodes.plan(gpus, &spare, plan);
@@ -333,6 +335,11 @@ impl<'c> FleetSim<'c> {
                 if (spread && u64::from(gpus) > extra)
                     || !self.may_add_nodes(sp, plan.new_nodes.len(), keep)
                 {
+                    self.held_run = HeldRun {
+                        start_h,
+                        nodes,
+                        shadow_h,
+                    };
                     return OnPool::Held;
                 }
             }
