@@ -88,7 +88,9 @@ impl<'c> FleetSim<'c> {
             .filter(|&sp| job.gpus < self.no_capacity_gpus[sp] && self.may_try(slot, sp, now_h))
             .fold(0u64, |mask, sp| mask | 1 << sp);
         let workload = &self.config.workloads[job.workload as usize];
-        let held_pool = self.held_pool().expect("a job turned away by a reservation");
+        let held_pool = self
+            .held_pool()
+            .expect("a job turned away by a reservation");
         let others = self.last_triable & !(1 << held_pool);
         HeldMemo {
             class,
@@ -124,9 +126,10 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    /// The memo of `class` if nothing changed since it was made in this pass.
-    fn current_memo(&self, class: usize) -> Option<&HeldMemo> {
-        self.held_memos.iter().find(|m| {
+    /// Where in `held_memos` the memo of `class` is, if nothing changed since it was made in
+    /// this pass.
+    fn current_memo_at(&self, class: usize) -> Option<usize> {
+        self.held_memos.iter().position(|m| {
             m.class == class
                 && m.held_pool_changes == self.pools[m.held_pool].nodes.changes
                 && m.others_room == self.room_of(m.others)
@@ -134,17 +137,24 @@ impl<'c> FleetSim<'c> {
     }
 
     /// Whether job `slot` of the memo's class would be turned away as the memo's job was: its
-    /// run is no shorter. The pools it may try are those of its class (its class changes with
-    /// every timer of its own), which the memo's job could try too.
-    fn held_like(&self, memo: &HeldMemo, slot: u32, now_h: f64) -> bool {
+    /// run is no shorter, or it would still end after the shadow time where the memo's job
+    /// would have started. The pools it may try are those of its class (its class changes with
+    /// every timer of its own), which the memo's job could try too. A job found turned away
+    /// by its run lowers the memo's work to its own when its run is made alike (restore,
+    /// checkpoints), so that the next ones are told by their work alone.
+    fn held_like(&self, memo: &mut HeldMemo, slot: u32, now_h: f64) -> bool {
         let job = &self.jobs[slot as usize];
         let workload = &self.config.workloads[job.workload as usize];
-        let like = (job.needs_restore == memo.needs_restore
-            && workload.checkpoint_of(job.spec).is_some() == memo.checkpointed
-            && job.remaining_ref_h >= memo.remaining_ref_h)
+        let alike = job.needs_restore == memo.needs_restore
+            && workload.checkpoint_of(job.spec).is_some() == memo.checkpointed;
+        let like = (alike && job.remaining_ref_h >= memo.remaining_ref_h)
             || memo.run.is_some_and(|run| {
                 let run_h = self.run_plan(slot, memo.held_pool, run.nodes).total_h();
-                run.start_h + run_h > run.shadow_h
+                let held = run.start_h + run_h > run.shadow_h;
+                if held && alike {
+                    memo.remaining_ref_h = job.remaining_ref_h;
+                }
+                held
             });
         // Pools may have dropped out since (another job found them full), none come in.
         debug_assert!(
@@ -157,21 +167,27 @@ impl<'c> FleetSim<'c> {
 
     /// Whether job `slot` of `class` would be turned away as a job of its class was earlier in
     /// this pass (see [`HeldMemo`]).
-    pub(super) fn held_as_before(&self, slot: u32, class: usize, now_h: f64) -> bool {
-        self.current_memo(class)
-            .is_some_and(|memo| self.held_like(memo, slot, now_h))
+    pub(super) fn held_as_before(&mut self, slot: u32, class: usize, now_h: f64) -> bool {
+        let Some(at) = self.current_memo_at(class) else {
+            return false;
+        };
+        let mut memo = self.held_memos[at].clone();
+        let like = self.held_like(&mut memo, slot, now_h);
+        self.held_memos[at] = memo;
+        like
     }
 
     /// After a job of `class` was turned away: the jobs of its class that the pass would try
     /// next, before any other class's, and turn away alike, are counted as tried and skipped in
     /// one go. Returns the jobs the pass may still turn away.
     pub(super) fn skip_held(&mut self, class: usize, mut held_left: u32, now_h: f64) -> u32 {
-        let Some(memo) = self.current_memo(class) else {
+        let Some(at) = self.current_memo_at(class) else {
             return held_left;
         };
+        let mut memo = self.held_memos[at].clone();
         let (mut steps, mut last) = (0, None);
         for key in self.queue.run_ahead(class) {
-            if !self.held_like(memo, key.slot, now_h) {
+            if !self.held_like(&mut memo, key.slot, now_h) {
                 break;
             }
             steps += 1;
@@ -181,6 +197,7 @@ impl<'c> FleetSim<'c> {
                 break;
             }
         }
+        self.held_memos[at] = memo;
         self.queue_steps += steps;
         if let Some(key) = last {
             self.queue.skip_to(class, key);

@@ -11,6 +11,17 @@ pub(super) struct NoRoomMemo {
     room: (u64, u64),
 }
 
+/// The strategy pools of a mask (bit per pool), in order.
+fn pools_of(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let sp = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            sp
+        })
+    })
+}
+
 impl<'c> FleetSim<'c> {
     /// Walks the queue in discipline order and places what can be placed. A class whose
     /// first job finds no room is skipped for the rest of the pass. Under EASY backfill the
@@ -164,15 +175,13 @@ impl<'c> FleetSim<'c> {
     /// How much room the pools of `mask` have had: the sum of their growth counters (equal while
     /// none of them grew, as each only counts up) and which of them are open.
     pub(super) fn room_of(&self, mask: u64) -> (u64, u64) {
-        (0..self.pools.len())
-            .filter(|sp| mask & 1 << sp != 0)
-            .fold((0, 0), |(grew, open), sp| {
-                let state = &self.pools[sp];
-                (
-                    grew + state.nodes.room_grew,
-                    open | u64::from(state.open) << sp,
-                )
-            })
+        pools_of(mask).fold((0, 0), |(grew, open), sp| {
+            let state = &self.pools[sp];
+            (
+                grew + state.nodes.room_grew,
+                open | u64::from(state.open) << sp,
+            )
+        })
     }
 
     /// Whether a job of `class` finds no room as the class did last (no pool it may try has
@@ -186,7 +195,7 @@ impl<'c> FleetSim<'c> {
             return false;
         }
         let gpus = self.jobs[slot as usize].gpus;
-        for sp in (0..self.pools.len()).filter(|sp| memo.triable & 1 << sp != 0) {
+        for sp in pools_of(memo.triable) {
             if gpus < self.no_capacity_gpus[sp] {
                 self.no_capacity_gpus[sp] = gpus;
                 self.no_capacity_epoch += 1;
