@@ -43,7 +43,7 @@ use rand::RngExt;
 use rand_distr::Exp1;
 
 use crate::engine::{self, EngineError, Limits, Sim};
-use crate::policies::{self, Candidate, PoolFacts, QueueKey};
+use crate::policies::{self, Candidate, PoolFacts, PoolKinds, QueueKey};
 use crate::records::{
     ChargePeriod, Consumer, GroupRow, JobRow, MonthTotals, PoolMonth, PoolRow, ReplicationRow,
     Unallocated, UnitResult,
@@ -556,6 +556,10 @@ pub struct FleetSim<'c> {
     home_pool: Option<usize>,
     /// Per workload: the pools its jobs may use.
     limits: WorkloadLimits,
+    /// The strategy's elastic, spot and on-demand pools, and those that take only gangs of up
+    /// to so many GPUs (`(pool, GPUs)`: one instance size of several).
+    pool_kinds: PoolKinds,
+    narrow_pools: Vec<(usize, u32)>,
     /// The calendar month last looked up: most look-ups are of times near the last one.
     month_hint: std::cell::Cell<usize>,
 }
@@ -629,6 +633,11 @@ impl<'c> FleetSim<'c> {
             .map(|&p| pool_state(config, strategy, p, replication))
             .collect();
         let has_elastic = pools.iter().any(|p| p.facts.elastic);
+        let pool_kinds = PoolKinds::of(pools.iter().map(|p| p.facts));
+        let narrow_pools = (pools.iter().enumerate())
+            .filter(|(_, p)| p.gang_gpus_max < u32::MAX)
+            .map(|(sp, p)| (sp, p.gang_gpus_max))
+            .collect();
         let home_pool = pools.iter().position(|p| p.pool.storage.site.is_some());
         let home_site = home_pool.and_then(|sp| pools[sp].pool.storage.site);
         Self {
@@ -682,6 +691,8 @@ impl<'c> FleetSim<'c> {
             home_site,
             home_pool,
             limits: WorkloadLimits::new(config, strategy),
+            pool_kinds,
+            narrow_pools,
             month_hint: std::cell::Cell::new(0),
         }
     }

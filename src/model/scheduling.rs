@@ -131,13 +131,15 @@ impl<'c> FleetSim<'c> {
         // a preference, two rounds over the pools, each taking its own.
         let n = self.pools.len();
         let rounds = if prefer == 0 { 1 } else { 2 };
+        // A refusal may change which pools the job may try (spot policies): asked again then.
+        let mut triable = self.triable_pools(slot, now_h);
         self.last_triable = 0;
         for i in 0..rounds * n {
             let sp = i % n;
             if prefer != 0 && (i < n) != (prefer & (1 << sp) != 0) {
                 continue;
             }
-            if !self.may_try(slot, sp, now_h) {
+            if triable & (1 << sp) == 0 {
                 continue;
             }
             self.last_triable |= 1 << sp;
@@ -153,7 +155,10 @@ impl<'c> FleetSim<'c> {
                         self.no_capacity_epoch += 1;
                     }
                 }
-                OnPool::Refused => tried = Tried::Refused,
+                OnPool::Refused => {
+                    tried = Tried::Refused;
+                    triable = self.triable_pools(slot, now_h);
+                }
                 OnPool::Held if tried == Tried::NoRoom => tried = Tried::Held,
                 OnPool::Held | OnPool::Later => {}
             }
@@ -202,6 +207,44 @@ impl<'c> FleetSim<'c> {
             }
         }
         true
+    }
+
+    /// The strategy pools job `slot` may use now (bit per pool): [`Self::may_try`] for every
+    /// pool at once.
+    pub(super) fn triable_pools(&self, slot: u32, now_h: f64) -> u64 {
+        let job = &self.jobs[slot as usize];
+        let workload = &self.config.workloads[job.workload as usize];
+        let mut mask = self.limits.usable_pools[job.workload as usize];
+        if job.pinned != NO_POOL {
+            mask &= 1 << job.pinned;
+        }
+        for &(sp, gang_gpus_max) in &self.narrow_pools {
+            if job.gpus > gang_gpus_max {
+                mask &= !(1 << sp);
+            }
+        }
+        let candidate = Candidate {
+            workload,
+            burst_due: job.burst_due,
+            preemptions: job.preemptions,
+            retry_from_h: 0.0,
+            on_demand_open: now_h >= job.od_from_h,
+            spot_closed: now_h >= job.spot_until_h,
+        };
+        mask &= policies::open_pools(self.strategy, candidate, self.pool_kinds);
+        for sp in pools_of(mask) {
+            if now_h < job.retry_from_h[sp] {
+                mask &= !(1 << sp);
+            }
+        }
+        debug_assert_eq!(
+            mask,
+            (0..self.pools.len())
+                .filter(|&sp| self.may_try(slot, sp, now_h))
+                .fold(0, |mask, sp| mask | 1 << sp),
+            "the pools job {slot} may try"
+        );
+        mask
     }
 
     /// Whether the job may use strategy pool `sp` now (policies: GPU type, burst threshold,

@@ -110,6 +110,47 @@ pub fn may_try(strategy: &Strategy, job: Candidate<'_>, pool: PoolFacts, now_h: 
     true
 }
 
+/// Which of a strategy's pools are elastic, spot and on-demand (bit per strategy pool).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolKinds {
+    pub elastic: u64,
+    pub spot: u64,
+    pub on_demand: u64,
+}
+
+impl PoolKinds {
+    /// The kinds of `pools`, in strategy order (at most 64).
+    pub fn of(pools: impl IntoIterator<Item = PoolFacts>) -> Self {
+        pools
+            .into_iter()
+            .enumerate()
+            .fold(Self::default(), |kinds, (sp, facts)| {
+                let bit = 1u64 << sp;
+                Self {
+                    elastic: kinds.elastic | if facts.elastic { bit } else { 0 },
+                    spot: kinds.spot | if facts.spot { bit } else { 0 },
+                    on_demand: kinds.on_demand | if facts.elastic && !facts.spot { bit } else { 0 },
+                }
+            })
+    }
+}
+
+/// The pools of `kinds` that [`may_try`] leaves open to the job for all it says but its GPU
+/// types and retry timers (which the caller masks per pool): [`may_try`] for every pool at once.
+pub fn open_pools(strategy: &Strategy, job: Candidate<'_>, kinds: PoolKinds) -> u64 {
+    let mut closed = 0;
+    if !job.burst_due {
+        closed |= kinds.elastic;
+    }
+    if job.spot_closed || !spot_open(strategy, job.workload, job.preemptions) {
+        closed |= kinds.spot;
+    }
+    if !job.on_demand_open {
+        closed |= kinds.on_demand;
+    }
+    !closed
+}
+
 /// Whether spot pools are open to a job of `workload` preempted `preemptions` times.
 pub fn spot_open(strategy: &Strategy, workload: &Workload, preemptions: u32) -> bool {
     let fallen_back = strategy
@@ -226,6 +267,52 @@ mod tests {
             ..workload(None)
         };
         assert_eq!(burst_from_h(&strategy(), &kept_off, 10.0), None);
+    }
+
+    #[test]
+    fn open_pools_is_may_try_for_every_pool_at_once() {
+        let facts = [
+            OWNED,
+            SPOT,
+            PoolFacts {
+                gpu: 0,
+                elastic: true,
+                spot: false,
+            },
+        ];
+        let kinds = PoolKinds::of(facts);
+        assert_eq!(
+            kinds,
+            PoolKinds {
+                elastic: 0b110,
+                spot: 0b010,
+                on_demand: 0b100
+            }
+        );
+        let (plain, urgent) = (workload(None), workload(Some(24.0)));
+        for case in 0..64u32 {
+            let bit = |b: u32| case & (1 << b) != 0;
+            let job = Candidate {
+                workload: if bit(0) { &urgent } else { &plain },
+                burst_due: bit(1),
+                preemptions: u32::from(bit(2)) * 2,
+                retry_from_h: 0.0,
+                on_demand_open: bit(3),
+                spot_closed: bit(4),
+            };
+            let strategy = Strategy {
+                deadline_jobs_off_spot: bit(5),
+                ..strategy()
+            };
+            let open = open_pools(&strategy, job, kinds);
+            for (sp, pool) in facts.iter().enumerate() {
+                assert_eq!(
+                    open & (1 << sp) != 0,
+                    may_try(&strategy, job, *pool, 1.0),
+                    "case {case:#b}, pool {sp}"
+                );
+            }
+        }
     }
 
     #[test]
