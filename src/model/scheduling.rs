@@ -223,18 +223,21 @@ impl<'c> FleetSim<'c> {
                 mask &= !(1 << sp);
             }
         }
-        let candidate = Candidate {
-            workload,
-            burst_due: job.burst_due,
-            preemptions: job.preemptions,
-            retry_from_h: 0.0,
-            on_demand_open: now_h >= job.od_from_h,
-            spot_closed: now_h >= job.spot_until_h,
-        };
-        mask &= policies::open_pools(self.strategy, candidate, self.pool_kinds);
-        for sp in pools_of(mask) {
-            if now_h < job.retry_from_h[sp] {
-                mask &= !(1 << sp);
+        // The policies and retry timers close elastic pools only.
+        if self.has_elastic {
+            let candidate = Candidate {
+                workload,
+                burst_due: job.burst_due,
+                preemptions: job.preemptions,
+                retry_from_h: 0.0,
+                on_demand_open: now_h >= job.od_from_h,
+                spot_closed: now_h >= job.spot_until_h,
+            };
+            mask &= policies::open_pools(self.strategy, candidate, self.pool_kinds);
+            for sp in pools_of(mask & self.pool_kinds.elastic) {
+                if now_h < job.retry_from_h[sp] {
+                    mask &= !(1 << sp);
+                }
             }
         }
         debug_assert_eq!(
