@@ -116,6 +116,18 @@ impl<'c> FleetSim<'c> {
         }
     }
 
+    /// What the wait queue should keep of job `slot` (see [`Waiting`]).
+    pub(super) fn waiting(&self, slot: u32) -> Waiting {
+        let job = &self.jobs[slot as usize];
+        Waiting {
+            work_ref_h: job.remaining_ref_h,
+            restores: job.needs_restore,
+            checkpointed: (self.config.workloads[job.workload as usize])
+                .checkpoint_of(job.spec)
+                .is_some(),
+        }
+    }
+
     /// The reservation turned job `slot` away in this pass: its class remembers it (right
     /// after `try_place`, whose `last_triable` it reads).
     pub(super) fn remember_held(&mut self, slot: u32, class: usize, now_h: f64) {
@@ -142,17 +154,20 @@ impl<'c> FleetSim<'c> {
     /// every timer of its own), which the memo's job could try too. A job found turned away
     /// by its run lowers the memo's work to its own when its run is made alike (restore,
     /// checkpoints), so that the next ones are told by their work alone.
-    fn held_like(&self, memo: &mut HeldMemo, slot: u32, now_h: f64) -> bool {
-        let job = &self.jobs[slot as usize];
-        let workload = &self.config.workloads[job.workload as usize];
-        let alike = job.needs_restore == memo.needs_restore
-            && workload.checkpoint_of(job.spec).is_some() == memo.checkpointed;
-        let like = (alike && job.remaining_ref_h >= memo.remaining_ref_h)
+    fn held_like(&self, memo: &mut HeldMemo, slot: u32, waiting: Waiting, now_h: f64) -> bool {
+        debug_assert_eq!(
+            waiting,
+            self.waiting(slot),
+            "what the queue keeps of job {slot}"
+        );
+        let alike =
+            waiting.restores == memo.needs_restore && waiting.checkpointed == memo.checkpointed;
+        let like = (alike && waiting.work_ref_h >= memo.remaining_ref_h)
             || memo.run.is_some_and(|run| {
                 let run_h = self.run_plan(slot, memo.held_pool, run.nodes).total_h();
                 let held = run.start_h + run_h > run.shadow_h;
                 if held && alike {
-                    memo.remaining_ref_h = job.remaining_ref_h;
+                    memo.remaining_ref_h = waiting.work_ref_h;
                 }
                 held
             });
@@ -172,7 +187,8 @@ impl<'c> FleetSim<'c> {
             return false;
         };
         let mut memo = self.held_memos[at].clone();
-        let like = self.held_like(&mut memo, slot, now_h);
+        let waiting = self.queue.waiting(slot);
+        let like = self.held_like(&mut memo, slot, waiting, now_h);
         self.held_memos[at] = memo;
         like
     }
@@ -186,8 +202,8 @@ impl<'c> FleetSim<'c> {
         };
         let mut memo = self.held_memos[at].clone();
         let (mut steps, mut last) = (0, None);
-        for key in self.queue.run_ahead(class) {
-            if !self.held_like(&mut memo, key.slot, now_h) {
+        for (key, waiting) in self.queue.run_ahead(class) {
+            if !self.held_like(&mut memo, key.slot, waiting, now_h) {
                 break;
             }
             steps += 1;

@@ -58,7 +58,7 @@ use billing::OwnedMonth;
 use free_times::Reservation;
 use nodes::{GangPlan, NodeSet, NodeState};
 use progress::RunPlan;
-use queue::{ClassKey, WaitQueue};
+use queue::{ClassKey, WaitQueue, Waiting};
 use services::{Replica, ServiceState};
 use workload::ArrivalClock;
 

@@ -34,6 +34,19 @@ pub struct ClassKey {
     pub prefer: u64,
 }
 
+/// What a pass compares between waiting jobs of one class without reading the jobs
+/// themselves: kept beside each job's links, which a pass reads anyway (the jobs are large and
+/// scattered; in a long queue every look at one is a cache miss).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Waiting {
+    /// Work left, hours on the workload's reference GPU type.
+    pub work_ref_h: f64,
+    /// Its next run starts by restoring a checkpoint.
+    pub restores: bool,
+    /// It writes checkpoints.
+    pub checkpointed: bool,
+}
+
 #[derive(Debug, Default)]
 pub struct WaitQueue {
     classes: Vec<BTreeSet<QueueKey>>,
@@ -74,6 +87,7 @@ struct Link {
     key: QueueKey,
     before: u32,
     after: u32,
+    waiting: Waiting,
 }
 
 impl WaitQueue {
@@ -105,7 +119,7 @@ impl WaitQueue {
         id
     }
 
-    pub fn insert(&mut self, class: usize, key: QueueKey) {
+    pub fn insert(&mut self, class: usize, key: QueueKey, waiting: Waiting) {
         let set = &mut self.classes[class];
         // Most jobs join at the end of their class (a newcomer under fifo or backfill).
         let before = match set.last() {
@@ -127,10 +141,16 @@ impl WaitQueue {
                 key,
                 before: NO_SLOT,
                 after: NO_SLOT,
+                waiting,
             };
             self.links.resize(slot + 1, unused);
         }
-        self.links[slot] = Link { key, before, after };
+        self.links[slot] = Link {
+            key,
+            before,
+            after,
+            waiting,
+        };
         if before != NO_SLOT {
             self.links[before as usize].after = key.slot;
         }
@@ -202,11 +222,17 @@ impl WaitQueue {
         self.key_of(self.links[key.slot as usize].after)
     }
 
+    /// What the queue keeps of waiting job `slot` (see [`Waiting`]).
+    pub fn waiting(&self, slot: u32) -> Waiting {
+        self.links[slot as usize].waiting
+    }
+
     /// Moves a waiting job to another class (it keeps its place in the order).
     pub fn move_to(&mut self, from: usize, to: usize, key: QueueKey) {
         if from != to {
+            let waiting = self.waiting(key.slot);
             self.remove(from, key);
-            self.insert(to, key);
+            self.insert(to, key, waiting);
         }
     }
 
@@ -244,7 +270,7 @@ impl WaitQueue {
 
     /// During a pass: the keys of `class` that the pass hands out next, in order, before any
     /// key of another class that is not failed.
-    pub fn run_ahead(&self, class: usize) -> impl Iterator<Item = QueueKey> + '_ {
+    pub fn run_ahead(&self, class: usize) -> impl Iterator<Item = (QueueKey, Waiting)> + '_ {
         let mut next = self.heads[class];
         // Most runs end at once: the next key is not this class's, or is not like the last.
         let bound = match next {
@@ -257,8 +283,9 @@ impl WaitQueue {
         };
         std::iter::from_fn(move || {
             let key = next.filter(|key| order_of(*key) < bound)?;
-            next = self.first_after(key);
-            Some(key)
+            let link = &self.links[key.slot as usize];
+            next = self.key_of(link.after);
+            Some((key, link.waiting))
         })
     }
 
@@ -361,13 +388,13 @@ mod tests {
         let blocked = queue.class_of(class(1, 0b10));
         assert_eq!(queue.class_of(class(8, 0)), big);
         for seq in [1, 3, 5] {
-            queue.insert(big, key(seq));
+            queue.insert(big, key(seq), Waiting::default());
         }
         for seq in [2, 4, 6] {
-            queue.insert(small, key(seq));
+            queue.insert(small, key(seq), Waiting::default());
         }
-        queue.insert(blocked, key(0));
-        queue.insert(blocked, key(7));
+        queue.insert(blocked, key(0), Waiting::default());
+        queue.insert(blocked, key(7), Waiting::default());
         queue.begin_pass();
         assert_eq!(queue.next_in_pass(), Some((key(0), blocked)));
         queue.remove(blocked, key(0)); // Placed.
@@ -428,7 +455,7 @@ mod tests {
                     Op::Insert { class, seq, rank } => {
                         let key = QueueKey { rank, arrival_seq: seq, slot: seq as u32 };
                         if waiting.keys().all(|k| k.slot != key.slot) {
-                            queue.insert(classes[class], key);
+                            queue.insert(classes[class], key, Waiting { work_ref_h: seq as f64, ..Waiting::default() });
                             waiting.insert(key, class);
                         }
                     }
@@ -475,7 +502,10 @@ mod tests {
                                 .take_while(|(_, c)| **c == class)
                                 .map(|(k, _)| *k)
                                 .collect();
-                            let found: Vec<QueueKey> = queue.run_ahead(class).collect();
+                            let found: Vec<QueueKey> = queue.run_ahead(class).map(|(key, waiting)| {
+                                assert_eq!(waiting.work_ref_h, key.arrival_seq as f64, "a job's own waiting");
+                                key
+                            }).collect();
                             proptest::prop_assert_eq!(&found, &expected);
                             if let Some(key) = found.get(take.min(found.len()).saturating_sub(1)) {
                                 queue.skip_to(class, *key);

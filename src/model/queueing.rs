@@ -244,7 +244,9 @@ impl<'c> FleetSim<'c> {
         let class = self.class_of(slot, now_h);
         let job = &mut self.jobs[slot as usize];
         job.class = class;
-        self.queue.insert(class, job.key);
+        let key = job.key;
+        let waiting = self.waiting(slot);
+        self.queue.insert(class, key, waiting);
     }
 
     /// Puts a job (back) in the queue, keeping its arrival order, and asks for a pass.
