@@ -132,20 +132,35 @@ impl<'c> FleetSim<'c> {
     /// after `try_place`, whose `last_triable` it reads).
     pub(super) fn remember_held(&mut self, slot: u32, class: usize, now_h: f64) {
         let memo = self.held_memo(slot, class, now_h);
-        match self.held_memos.iter_mut().find(|m| m.class == class) {
-            Some(known) => *known = memo,
-            None => self.held_memos.push(memo),
+        match self.memo_of(class) {
+            Some(at) => self.held_memos[at] = memo,
+            None => {
+                if class >= self.held_memo_at.len() {
+                    self.held_memo_at.resize(class + 1, u32::MAX);
+                }
+                self.held_memo_at[class] = self.held_memos.len() as u32;
+                self.held_memos.push(memo);
+            }
         }
     }
 
     /// Where in `held_memos` the memo of `class` is, if nothing changed since it was made in
     /// this pass.
     fn current_memo_at(&self, class: usize) -> Option<usize> {
-        self.held_memos.iter().position(|m| {
-            m.class == class
-                && m.held_pool_changes == self.pools[m.held_pool].nodes.changes
-                && m.others_room == self.room_of(m.others)
-        })
+        let at = self.memo_of(class)?;
+        let memo = &self.held_memos[at];
+        (memo.held_pool_changes == self.pools[memo.held_pool].nodes.changes
+            && memo.others_room == self.room_of(memo.others))
+        .then_some(at)
+    }
+
+    /// Where in `held_memos` this pass's memo of `class` is, if it has one.
+    fn memo_of(&self, class: usize) -> Option<usize> {
+        let at = *self.held_memo_at.get(class)? as usize;
+        self.held_memos
+            .get(at)
+            .is_some_and(|memo| memo.class == class)
+            .then_some(at)
     }
 
     /// Whether job `slot` of the memo's class would be turned away as the memo's job was: its

@@ -527,6 +527,8 @@ pub struct FleetSim<'c> {
     /// and the run of the last one turned away.
     held_memos: Vec<backfill::HeldMemo>,
     held_run: HeldRun,
+    /// Per class: where its memo is in `held_memos` (stale once they are cleared).
+    held_memo_at: Vec<u32>,
     /// Per wait-queue class: the pools' room when its last job found none.
     no_room_memos: Vec<Option<scheduling::NoRoomMemo>>,
     /// The pools the last `try_place` found open to its job (bit per strategy pool).
@@ -650,6 +652,7 @@ impl<'c> FleetSim<'c> {
             no_capacity_epoch: 0,
             sizing: false,
             held_memos: Vec::new(),
+            held_memo_at: Vec::new(),
             held_run: HeldRun {
                 start_h: 0.0,
                 nodes: 0,

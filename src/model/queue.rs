@@ -62,13 +62,15 @@ pub struct WaitQueue {
     len: usize,
     /// During a pass: classes whose first job found no room.
     failed: Vec<bool>,
-    /// Per class: its head's place in the order as one number ([`NOT_NEXT`] when it has none
-    /// or failed), so that a step of a pass compares numbers.
-    next_order: Vec<u128>,
-    /// The classes with a next order (`(order, class)`), so that a step of a pass looks at
-    /// those only; `live_at[class]` is where a class is in it ([`NO_SLOT`]: not there).
+    /// The classes with a head that has not failed, with its place in the order as one number
+    /// (`(order, class)`), so that a step of a pass compares numbers of those classes only;
+    /// `live_at[class]` is where a class is in it ([`NO_SLOT`]: not there).
     live: Vec<(u128, u32)>,
     live_at: Vec<u32>,
+    /// The classes with waiting jobs (a pass starts from them, not from every class ever
+    /// made); `nonempty_at[class]` is where a class is in it ([`NO_SLOT`]: not there).
+    nonempty: Vec<u32>,
+    nonempty_at: Vec<u32>,
     /// During a pass: the last key handed out (every later key is larger).
     cursor: Option<QueueKey>,
 }
@@ -112,8 +114,8 @@ impl WaitQueue {
         self.fronts.push(None);
         self.heads.push(None);
         self.failed.push(false);
-        self.next_order.push(NOT_NEXT);
         self.live_at.push(NO_SLOT);
+        self.nonempty_at.push(NO_SLOT);
         let id = self.classes.len() - 1;
         self.ids.insert(key, id);
         id
@@ -135,6 +137,10 @@ impl WaitQueue {
         }
         let fresh = set.insert(key);
         assert!(fresh, "job {} queued twice", key.slot);
+        if set.len() == 1 {
+            self.nonempty_at[class] = self.nonempty.len() as u32;
+            self.nonempty.push(class as u32);
+        }
         let slot = key.slot as usize;
         if slot >= self.links.len() {
             let unused = Link {
@@ -168,6 +174,14 @@ impl WaitQueue {
     pub fn remove(&mut self, class: usize, key: QueueKey) {
         let found = self.classes[class].remove(&key);
         assert!(found, "job {} is not in class {class}", key.slot);
+        if self.classes[class].is_empty() {
+            let at = self.nonempty_at[class] as usize;
+            self.nonempty.swap_remove(at);
+            if let Some(&moved) = self.nonempty.get(at) {
+                self.nonempty_at[moved as usize] = at as u32;
+            }
+            self.nonempty_at[class] = NO_SLOT;
+        }
         let Link { before, after, .. } = self.links[key.slot as usize];
         if before != NO_SLOT {
             self.links[before as usize].after = after;
@@ -195,7 +209,6 @@ impl WaitQueue {
 
     #[inline]
     fn set_order(&mut self, class: usize, order: u128) {
-        self.next_order[class] = order;
         match (self.live_at[class], order) {
             (NO_SLOT, NOT_NEXT) => {}
             (NO_SLOT, order) => {
@@ -237,19 +250,20 @@ impl WaitQueue {
     }
 
     /// Starts a scheduling pass.
+    /// Every class's head is its front: an empty class's is none already (a head is always
+    /// a key of its class, or none).
     pub fn begin_pass(&mut self) {
         self.failed.fill(false);
         self.cursor = None;
-        self.heads.copy_from_slice(&self.fronts);
+        for &(_, class) in &self.live {
+            self.live_at[class as usize] = NO_SLOT;
+        }
         self.live.clear();
-        for (class, front) in self.fronts.iter().enumerate() {
-            let order = front.map_or(NOT_NEXT, order_of);
-            self.next_order[class] = order;
-            self.live_at[class] = NO_SLOT;
-            if order != NOT_NEXT {
-                self.live_at[class] = self.live.len() as u32;
-                self.live.push((order, class as u32));
-            }
+        for &class in &self.nonempty {
+            let front = self.fronts[class as usize].expect("a class with jobs has a front");
+            self.heads[class as usize] = Some(front);
+            self.live_at[class as usize] = self.live.len() as u32;
+            self.live.push((order_of(front), class));
         }
     }
 
@@ -336,11 +350,18 @@ impl WaitQueue {
         for (class, ((set, head), failed)) in live.enumerate() {
             assert_eq!(set.first(), self.fronts[class].as_ref());
             let order = head.filter(|_| !failed).map_or(NOT_NEXT, order_of);
-            assert_eq!(self.next_order[class], order);
             let at = self.live_at[class];
             match order {
                 NOT_NEXT => assert_eq!(at, NO_SLOT),
                 order => assert_eq!(self.live[at as usize], (order, class as u32)),
+            }
+            let at = self.nonempty_at[class];
+            match set.is_empty() {
+                true => assert_eq!(at, NO_SLOT),
+                false => assert_eq!(self.nonempty[at as usize], class as u32),
+            }
+            if set.is_empty() {
+                assert_eq!(*head, None, "an empty class has no head");
             }
             if *failed {
                 continue;
