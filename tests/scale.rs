@@ -4,8 +4,10 @@
 //!
 //! A scheduling pass that walks the nodes or the running jobs of a pool, as EASY backfill's
 //! reservation once did, makes a job 4 to 5 times as costly at 32 times the fleet; a pass that
-//! keeps what it needs up to date costs it about a third more (more kinds of jobs wait at once
-//! in a larger fleet, and the event heap is deeper). The bound between them fails the first.
+//! keeps what it needs up to date costs it about a quarter more (7,720 instructions per job at
+//! 4 times, 9,655 at 32 times: more jobs wait at once in a larger fleet, so a pass turns more
+//! of them away for the reservation, and the event heap is deeper). The bound between them
+//! fails the first.
 //! The same holds for an inference service's autoscaler as its demand grows.
 
 use std::path::Path;
@@ -14,7 +16,7 @@ use std::process::Command;
 use crate::common::{skip_or_fail, temp_dir};
 
 /// Instructions per job at 32 times the fleet, over those at 4 times, at most.
-const RATIO_MAX: f64 = 1.6;
+const RATIO_MAX: f64 = 1.4;
 
 /// The built-in scenario's arrivals and fleet times `k`, for one month.
 fn scaled(k: u32) -> Vec<String> {
