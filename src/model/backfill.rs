@@ -155,7 +155,7 @@ impl<'c> FleetSim<'c> {
     }
 
     /// Where in `held_memos` this pass's memo of `class` is, if it has one.
-    fn memo_of(&self, class: usize) -> Option<usize> {
+    pub(super) fn memo_of(&self, class: usize) -> Option<usize> {
         let at = *self.held_memo_at.get(class)? as usize;
         self.held_memos
             .get(at)
@@ -169,56 +169,59 @@ impl<'c> FleetSim<'c> {
     /// every timer of its own), which the memo's job could try too. A job found turned away
     /// by its run lowers the memo's work to its own when its run is made alike (restore,
     /// checkpoints), so that the next ones are told by their work alone.
-    fn held_like(&self, memo: &mut HeldMemo, slot: u32, waiting: Waiting, now_h: f64) -> bool {
+    fn held_like(&mut self, at: usize, slot: u32, waiting: Waiting, now_h: f64) -> bool {
         debug_assert_eq!(
             waiting,
             self.waiting(slot),
             "what the queue keeps of job {slot}"
         );
+        let memo = &self.held_memos[at];
         let alike =
             waiting.restores == memo.needs_restore && waiting.checkpointed == memo.checkpointed;
-        let like = (alike && waiting.work_ref_h >= memo.remaining_ref_h)
-            || memo.run.is_some_and(|run| {
-                let run_h = self.run_plan(slot, memo.held_pool, run.nodes).total_h();
-                let held = run.start_h + run_h > run.shadow_h;
-                if held && alike {
-                    memo.remaining_ref_h = waiting.work_ref_h;
-                }
-                held
-            });
+        if alike && waiting.work_ref_h >= memo.remaining_ref_h {
+            return true;
+        }
+        let Some(run) = memo.run else {
+            return false;
+        };
+        let run_h = self.run_plan(slot, memo.held_pool, run.nodes).total_h();
+        let held = run.start_h + run_h > run.shadow_h;
+        if held && alike {
+            self.held_memos[at].remaining_ref_h = waiting.work_ref_h;
+        }
         // Pools may have dropped out since (another job found them full), none come in.
         debug_assert!(
-            !like || self.held_memo(slot, memo.class, now_h).triable & !memo.triable == 0,
-            "job {slot} of class {} may try other pools than its class",
-            memo.class
+            !held || {
+                let memo = &self.held_memos[at];
+                self.held_memo(slot, memo.class, now_h).triable & !memo.triable == 0
+            },
+            "job {slot} may try other pools than its class"
         );
-        like
+        held
     }
 
     /// Whether job `slot` of `class` would be turned away as a job of its class was earlier in
-    /// this pass (see [`HeldMemo`]).
-    pub(super) fn held_as_before(&mut self, slot: u32, class: usize, now_h: f64) -> bool {
-        let Some(at) = self.current_memo_at(class) else {
-            return false;
-        };
-        let mut memo = self.held_memos[at].clone();
+    /// this pass (see [`HeldMemo`]): then where that memo is.
+    pub(super) fn held_as_before(&mut self, slot: u32, class: usize, now_h: f64) -> Option<usize> {
+        let at = self.current_memo_at(class)?;
         let waiting = self.queue.waiting(slot);
-        let like = self.held_like(&mut memo, slot, waiting, now_h);
-        self.held_memos[at] = memo;
-        like
+        self.held_like(at, slot, waiting, now_h).then_some(at)
     }
 
-    /// After a job of `class` was turned away: the jobs of its class that the pass would try
-    /// next, before any other class's, and turn away alike, are counted as tried and skipped in
-    /// one go. Returns the jobs the pass may still turn away.
-    pub(super) fn skip_held(&mut self, class: usize, mut held_left: u32, now_h: f64) -> u32 {
-        let Some(at) = self.current_memo_at(class) else {
-            return held_left;
-        };
-        let mut memo = self.held_memos[at].clone();
+    /// After a job of `class` was turned away (its memo current at `at`): the jobs of its
+    /// class that the pass would try next, before any other class's, and turn away alike, are
+    /// counted as tried and skipped in one go. Returns the jobs the pass may still turn away.
+    pub(super) fn skip_held(
+        &mut self,
+        class: usize,
+        at: usize,
+        mut held_left: u32,
+        now_h: f64,
+    ) -> u32 {
         let (mut steps, mut last) = (0, None);
-        for (key, waiting) in self.queue.run_ahead(class) {
-            if !self.held_like(&mut memo, key.slot, waiting, now_h) {
+        let mut next = self.queue.run_ahead(class);
+        while let Some((key, waiting)) = next.step(&self.queue) {
+            if !self.held_like(at, key.slot, waiting, now_h) {
                 break;
             }
             steps += 1;
@@ -228,7 +231,6 @@ impl<'c> FleetSim<'c> {
                 break;
             }
         }
-        self.held_memos[at] = memo;
         self.queue_steps += steps;
         if let Some(key) = last {
             self.queue.skip_to(class, key);

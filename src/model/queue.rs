@@ -75,6 +75,25 @@ pub struct WaitQueue {
     cursor: Option<QueueKey>,
 }
 
+/// A walk over the keys a pass hands out next of one class (see [`WaitQueue::run_ahead`]).
+#[derive(Debug, Clone, Copy)]
+pub struct RunAhead {
+    next: Option<QueueKey>,
+    /// The order of the first key of any other live class: the walk stops before it.
+    bound: u128,
+}
+
+impl RunAhead {
+    /// The next key of the walk and what the queue keeps of its job; the queue must not have
+    /// changed since the walk began.
+    pub fn step(&mut self, queue: &WaitQueue) -> Option<(QueueKey, Waiting)> {
+        let key = self.next.filter(|key| order_of(*key) < self.bound)?;
+        let link = &queue.links[key.slot as usize];
+        self.next = queue.key_of(link.after);
+        Some((key, link.waiting))
+    }
+}
+
 const NO_SLOT: u32 = u32::MAX;
 const NOT_NEXT: u128 = u128::MAX;
 
@@ -283,9 +302,10 @@ impl WaitQueue {
     }
 
     /// During a pass: the keys of `class` that the pass hands out next, in order, before any
-    /// key of another class that is not failed.
-    pub fn run_ahead(&self, class: usize) -> impl Iterator<Item = (QueueKey, Waiting)> + '_ {
-        let mut next = self.heads[class];
+    /// key of another class that is not failed (walked with [`RunAhead::step`], which borrows
+    /// the queue afresh at each step, so the caller may change other things between steps).
+    pub fn run_ahead(&self, class: usize) -> RunAhead {
+        let next = self.heads[class];
         // Most runs end at once: the next key is not this class's, or is not like the last.
         let bound = match next {
             None => NOT_NEXT,
@@ -295,12 +315,7 @@ impl WaitQueue {
                 .min()
                 .unwrap_or(NOT_NEXT),
         };
-        std::iter::from_fn(move || {
-            let key = next.filter(|key| order_of(*key) < bound)?;
-            let link = &self.links[key.slot as usize];
-            next = self.key_of(link.after);
-            Some((key, link.waiting))
-        })
+        RunAhead { next, bound }
     }
 
     /// Moves the pass past `key` of `class`, as if every key up to it had been handed out.
@@ -523,7 +538,8 @@ mod tests {
                                 .take_while(|(_, c)| **c == class)
                                 .map(|(k, _)| *k)
                                 .collect();
-                            let found: Vec<QueueKey> = queue.run_ahead(class).map(|(key, waiting)| {
+                            let mut walk = queue.run_ahead(class);
+                            let found: Vec<QueueKey> = std::iter::from_fn(|| walk.step(&queue)).map(|(key, waiting)| {
                                 assert_eq!(waiting.work_ref_h, key.arrival_seq as f64, "a job's own waiting");
                                 key
                             }).collect();

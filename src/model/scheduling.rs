@@ -46,7 +46,7 @@ impl<'c> FleetSim<'c> {
         self.queue.begin_pass();
         while let Some((key, class)) = self.queue.next_in_pass() {
             self.queue_steps += 1;
-            let tried = if self.held_as_before(key.slot, class, now_h) {
+            let tried = if self.held_as_before(key.slot, class, now_h).is_some() {
                 Tried::Held
             } else if self.no_room_as_before(key.slot, class) {
                 Tried::NoRoom
@@ -77,8 +77,7 @@ impl<'c> FleetSim<'c> {
                     }
                 }
             }
-            let placed = self.jobs[key.slot as usize].pool != NO_POOL;
-            if !placed && !backfill {
+            if tried != Tried::Placed && !backfill {
                 break;
             }
             // Nothing later can be placed when no pool has room for even one GPU.
@@ -86,7 +85,9 @@ impl<'c> FleetSim<'c> {
                 break;
             }
             if tried == Tried::Held && held_left > 0 {
-                held_left = self.skip_held(class, held_left, now_h);
+                // The class's memo, made or found just now: still current.
+                let at = self.memo_of(class).expect("a held job's class has a memo");
+                held_left = self.skip_held(class, at, held_left, now_h);
             }
         }
     }
