@@ -155,7 +155,7 @@ impl<'c> FleetSim<'c> {
     }
 
     /// Where in `held_memos` this pass's memo of `class` is, if it has one.
-    pub(super) fn memo_of(&self, class: usize) -> Option<usize> {
+    fn memo_of(&self, class: usize) -> Option<usize> {
         let at = *self.held_memo_at.get(class)? as usize;
         self.held_memos
             .get(at)
@@ -208,36 +208,37 @@ impl<'c> FleetSim<'c> {
         self.held_like(at, slot, waiting, now_h).then_some(at)
     }
 
-    /// After a job of `class` was turned away (its memo current at `at`): the jobs of its
-    /// class that the pass would try next, before any other class's, and turn away alike, are
-    /// counted as tried and skipped in one go. Returns the jobs the pass may still turn away.
-    pub(super) fn skip_held(
-        &mut self,
-        class: usize,
-        at: usize,
-        mut held_left: u32,
-        now_h: f64,
-    ) -> u32 {
-        let (mut steps, mut last) = (0, None);
-        let mut next = self.queue.run_ahead(class);
-        while let Some((key, waiting)) = next.step(&self.queue) {
+    /// After a job was turned away: the jobs the pass would hand out next that their classes'
+    /// memos turn away alike are counted as tried and handed out in one go, as the pass would
+    /// one by one (each takes one of `held_left`, and a job that takes the last fails its
+    /// class). Nothing changes while they are walked, so each class's memo is looked up once.
+    /// Stops at the first job the memos do not tell; returns the jobs the pass may still turn
+    /// away.
+    pub(super) fn walk_held(&mut self, mut held_left: u32, now_h: f64) -> u32 {
+        let mut known = std::mem::take(&mut self.scratch_memo_at);
+        known.clear();
+        while let Some((key, class)) = self.queue.peek_in_pass() {
+            let at = match known.iter().find(|(c, _)| *c == class) {
+                Some(&(_, at)) => at,
+                None => {
+                    let at = self.current_memo_at(class);
+                    known.push((class, at));
+                    at
+                }
+            };
+            let Some(at) = at else { break };
+            let waiting = self.queue.waiting(key.slot);
             if !self.held_like(at, key.slot, waiting, now_h) {
                 break;
             }
-            steps += 1;
-            last = Some(key);
-            held_left -= 1;
+            self.queue.hand_out(class);
+            self.queue_steps += 1;
+            held_left = held_left.saturating_sub(1);
             if held_left == 0 {
-                break;
+                self.queue.fail_class(class);
             }
         }
-        self.queue_steps += steps;
-        if let Some(key) = last {
-            self.queue.skip_to(class, key);
-        }
-        if held_left == 0 {
-            self.queue.fail_class(class);
-        }
+        self.scratch_memo_at = known;
         held_left
     }
 

@@ -529,6 +529,8 @@ pub struct FleetSim<'c> {
     held_run: HeldRun,
     /// Per class: where its memo is in `held_memos` (stale once they are cleared).
     held_memo_at: Vec<u32>,
+    /// `walk_held`'s classes and their current memos (kept to reuse its allocation).
+    scratch_memo_at: Vec<(usize, Option<usize>)>,
     /// Per wait-queue class: the pools' room when its last job found none.
     no_room_memos: Vec<Option<scheduling::NoRoomMemo>>,
     /// The pools the last `try_place` found open to its job (bit per strategy pool).
@@ -653,6 +655,7 @@ impl<'c> FleetSim<'c> {
             sizing: false,
             held_memos: Vec::new(),
             held_memo_at: Vec::new(),
+            scratch_memo_at: Vec::new(),
             held_run: HeldRun {
                 start_h: 0.0,
                 nodes: 0,

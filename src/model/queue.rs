@@ -75,25 +75,6 @@ pub struct WaitQueue {
     cursor: Option<QueueKey>,
 }
 
-/// A walk over the keys a pass hands out next of one class (see [`WaitQueue::run_ahead`]).
-#[derive(Debug, Clone, Copy)]
-pub struct RunAhead {
-    next: Option<QueueKey>,
-    /// The order of the first key of any other live class: the walk stops before it.
-    bound: u128,
-}
-
-impl RunAhead {
-    /// The next key of the walk and what the queue keeps of its job; the queue must not have
-    /// changed since the walk began.
-    pub fn step(&mut self, queue: &WaitQueue) -> Option<(QueueKey, Waiting)> {
-        let key = self.next.filter(|key| order_of(*key) < self.bound)?;
-        let link = &queue.links[key.slot as usize];
-        self.next = queue.key_of(link.after);
-        Some((key, link.waiting))
-    }
-}
-
 const NO_SLOT: u32 = u32::MAX;
 const NOT_NEXT: u128 = u128::MAX;
 
@@ -288,6 +269,13 @@ impl WaitQueue {
 
     /// The next job of the pass in queue order, skipping failed classes, with its class.
     pub fn next_in_pass(&mut self) -> Option<(QueueKey, usize)> {
+        let (key, class) = self.peek_in_pass()?;
+        self.hand_out(class);
+        Some((key, class))
+    }
+
+    /// The job [`WaitQueue::next_in_pass`] would hand out, without handing it out.
+    pub fn peek_in_pass(&self) -> Option<(QueueKey, usize)> {
         let (mut order, mut class) = *self.live.first()?;
         for &(o, c) in &self.live[1..] {
             if o < order {
@@ -296,33 +284,16 @@ impl WaitQueue {
         }
         let class = class as usize;
         let key = self.heads[class].expect("a class with a next key has a head");
-        self.cursor = Some(key);
-        self.set_head(class, self.first_after(key));
         Some((key, class))
     }
 
-    /// During a pass: the keys of `class` that the pass hands out next, in order, before any
-    /// key of another class that is not failed (walked with [`RunAhead::step`], which borrows
-    /// the queue afresh at each step, so the caller may change other things between steps).
-    pub fn run_ahead(&self, class: usize) -> RunAhead {
-        let next = self.heads[class];
-        // Most runs end at once: the next key is not this class's, or is not like the last.
-        let bound = match next {
-            None => NOT_NEXT,
-            Some(_) => (self.live.iter())
-                .filter(|(_, c)| *c as usize != class)
-                .map(|(order, _)| *order)
-                .min()
-                .unwrap_or(NOT_NEXT),
-        };
-        RunAhead { next, bound }
-    }
-
-    /// Moves the pass past `key` of `class`, as if every key up to it had been handed out.
-    pub fn skip_to(&mut self, class: usize, key: QueueKey) {
-        assert!(
-            self.cursor.is_some_and(|cursor| key > cursor),
-            "skipping back to job {}",
+    /// Hands out the head of `class`, which must be the next job of the pass (see
+    /// [`WaitQueue::peek_in_pass`]).
+    pub fn hand_out(&mut self, class: usize) {
+        let key = self.heads[class].expect("a class handed out has a head");
+        debug_assert!(
+            self.cursor.is_none_or(|cursor| key > cursor),
+            "handing out job {} again",
             key.slot
         );
         self.cursor = Some(key);
@@ -457,7 +428,7 @@ mod tests {
         Next,
         Fail,
         UnfailAll,
-        RunAhead { take: usize },
+        Peek,
     }
 
     fn op() -> impl proptest::strategy::Strategy<Value = Op> {
@@ -471,14 +442,14 @@ mod tests {
             4 => Just(Op::Next),
             1 => Just(Op::Fail),
             1 => Just(Op::UnfailAll),
-            1 => (0usize..5).prop_map(|take| Op::RunAhead { take }),
+            1 => Just(Op::Peek),
         ]
     }
 
     proptest::proptest! {
         /// The queue hands out what a plain ordered list of (key, class) says a pass should:
-        /// the smallest key after the cursor of a class that has not failed; a run ahead is
-        /// the keys of the last class handed out that come before any other live class's.
+        /// the smallest key after the cursor of a class that has not failed; a peek says which
+        /// without handing it out.
         #[test]
         fn a_pass_walks_as_a_sorted_list_says(ops in proptest::collection::vec(op(), 1..200)) {
             let mut queue = WaitQueue::new();
@@ -531,23 +502,14 @@ mod tests {
                         queue.unfail_all();
                         failed = [false; 4];
                     }
-                    Op::RunAhead { take } => {
-                        if let Some(class) = last.filter(|c| !failed[*c]) {
-                            let expected: Vec<QueueKey> = waiting.iter()
-                                .filter(|(k, c)| after(cursor, k) && (**c == class || !failed[**c]))
-                                .take_while(|(_, c)| **c == class)
-                                .map(|(k, _)| *k)
-                                .collect();
-                            let mut walk = queue.run_ahead(class);
-                            let found: Vec<QueueKey> = std::iter::from_fn(|| walk.step(&queue)).map(|(key, waiting)| {
-                                assert_eq!(waiting.work_ref_h, key.arrival_seq as f64, "a job's own waiting");
-                                key
-                            }).collect();
-                            proptest::prop_assert_eq!(&found, &expected);
-                            if let Some(key) = found.get(take.min(found.len()).saturating_sub(1)) {
-                                queue.skip_to(class, *key);
-                                cursor = Some(*key);
-                            }
+                    Op::Peek => {
+                        let expected = waiting.iter()
+                            .find(|(k, c)| after(cursor, k) && !failed[**c])
+                            .map(|(k, c)| (*k, classes[*c]));
+                        proptest::prop_assert_eq!(queue.peek_in_pass(), expected);
+                        if let Some((key, _)) = expected {
+                            let kept = queue.waiting(key.slot).work_ref_h;
+                            proptest::prop_assert_eq!(kept, key.arrival_seq as f64, "a job's own waiting");
                         }
                     }
                     _ => {}

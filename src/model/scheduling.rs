@@ -84,10 +84,8 @@ impl<'c> FleetSim<'c> {
             if self.no_capacity_gpus.iter().all(|g| *g <= 1) {
                 break;
             }
-            if tried == Tried::Held && held_left > 0 {
-                // The class's memo, made or found just now: still current.
-                let at = self.memo_of(class).expect("a held job's class has a memo");
-                held_left = self.skip_held(class, at, held_left, now_h);
+            if tried == Tried::Held {
+                held_left = self.walk_held(held_left, now_h);
             }
         }
     }
