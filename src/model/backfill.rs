@@ -211,31 +211,47 @@ impl<'c> FleetSim<'c> {
     /// After a job was turned away: the jobs the pass would hand out next that their classes'
     /// memos turn away alike are counted as tried and handed out in one go, as the pass would
     /// one by one (each takes one of `held_left`, and a job that takes the last fails its
-    /// class). Nothing changes while they are walked, so each class's memo is looked up once.
-    /// Stops at the first job the memos do not tell; returns the jobs the pass may still turn
-    /// away.
+    /// class). Nothing changes while they are walked, so each class's memo is looked up once,
+    /// and the jobs of one class that come next are walked as a run. Stops at the first job
+    /// the memos do not tell; returns the jobs the pass may still turn away.
     pub(super) fn walk_held(&mut self, mut held_left: u32, now_h: f64) -> u32 {
         let mut known = std::mem::take(&mut self.scratch_memo_at);
         known.clear();
-        while let Some((key, class)) = self.queue.peek_in_pass() {
-            let at = match known.iter().find(|(c, _)| *c == class) {
+        'walk: while let Some(run) = self.queue.peek_run() {
+            let at = match known.iter().find(|(c, _)| *c == run.class) {
                 Some(&(_, at)) => at,
                 None => {
-                    let at = self.current_memo_at(class);
-                    known.push((class, at));
+                    let at = self.current_memo_at(run.class);
+                    known.push((run.class, at));
                     at
                 }
             };
             let Some(at) = at else { break };
-            let waiting = self.queue.waiting(key.slot);
-            if !self.held_like(at, key.slot, waiting, now_h) {
-                break;
+            let (mut key, mut last) = (run.key, None);
+            let stop = loop {
+                let waiting = self.queue.waiting(key.slot);
+                if !self.held_like(at, key.slot, waiting, now_h) {
+                    break true;
+                }
+                last = Some(key);
+                self.queue_steps += 1;
+                held_left = held_left.saturating_sub(1);
+                if held_left == 0 {
+                    break false;
+                }
+                match self.queue.next_in_run(key, run.bound) {
+                    Some(next) => key = next,
+                    None => break false,
+                }
+            };
+            if let Some(last) = last {
+                self.queue.hand_out_through(run.class, last);
+                if held_left == 0 {
+                    self.queue.fail_class(run.class);
+                }
             }
-            self.queue.hand_out(class);
-            self.queue_steps += 1;
-            held_left = held_left.saturating_sub(1);
-            if held_left == 0 {
-                self.queue.fail_class(class);
+            if stop {
+                break 'walk;
             }
         }
         self.scratch_memo_at = known;

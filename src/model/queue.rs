@@ -75,6 +75,16 @@ pub struct WaitQueue {
     cursor: Option<QueueKey>,
 }
 
+/// The next jobs of a pass that are of one class (see [`WaitQueue::peek_run`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    /// The first of them, the pass's next job.
+    pub key: QueueKey,
+    pub class: usize,
+    /// The place in the order of the first job of another class: the run's jobs come before.
+    pub bound: u128,
+}
+
 const NO_SLOT: u32 = u32::MAX;
 const NOT_NEXT: u128 = u128::MAX;
 
@@ -291,6 +301,38 @@ impl WaitQueue {
     /// [`WaitQueue::peek_in_pass`]).
     pub fn hand_out(&mut self, class: usize) {
         let key = self.heads[class].expect("a class handed out has a head");
+        self.hand_out_through(class, key);
+    }
+
+    /// The job [`WaitQueue::next_in_pass`] would hand out, with its class and the place in
+    /// the order of the next job of any other class ([`Run::bound`]): the jobs of its class
+    /// before that are the ones the pass hands out next, in a run.
+    pub fn peek_run(&self) -> Option<Run> {
+        let (mut first, mut second) = ((NOT_NEXT, NO_SLOT), NOT_NEXT);
+        for &(order, class) in &self.live {
+            if order < first.0 {
+                second = first.0;
+                first = (order, class);
+            } else if order < second {
+                second = order;
+            }
+        }
+        let class = first.1;
+        (class != NO_SLOT).then(|| Run {
+            key: self.heads[class as usize].expect("a class with a next key has a head"),
+            class: class as usize,
+            bound: second,
+        })
+    }
+
+    /// The job after waiting `key` in its class, if it comes before `bound` in the order.
+    pub fn next_in_run(&self, key: QueueKey, bound: u128) -> Option<QueueKey> {
+        self.first_after(key).filter(|next| order_of(*next) < bound)
+    }
+
+    /// Hands out every job of `class` up to `key`, which must be the pass's next ones (its
+    /// head and those after it before any other class's next job).
+    pub fn hand_out_through(&mut self, class: usize, key: QueueKey) {
         debug_assert!(
             self.cursor.is_none_or(|cursor| key > cursor),
             "handing out job {} again",
@@ -507,6 +549,22 @@ mod tests {
                             .find(|(k, c)| after(cursor, k) && !failed[**c])
                             .map(|(k, c)| (*k, classes[*c]));
                         proptest::prop_assert_eq!(queue.peek_in_pass(), expected);
+                        // The run: the pass's next jobs while they are of one class.
+                        let run: Vec<QueueKey> = waiting.iter()
+                            .filter(|(k, c)| after(cursor, k) && !failed[**c])
+                            .take_while(|(_, c)| expected.is_some_and(|(_, e)| classes[**c] == e))
+                            .map(|(k, _)| *k)
+                            .collect();
+                        let walked: Vec<QueueKey> = match queue.peek_run() {
+                            None => Vec::new(),
+                            Some(r) => std::iter::successors(Some(r.key), |k| queue.next_in_run(*k, r.bound)).collect(),
+                        };
+                        proptest::prop_assert_eq!(&walked, &run);
+                        if let (Some(r), Some(take)) = (queue.peek_run(), run.get(run.len() / 2)) {
+                            queue.hand_out_through(r.class, *take);
+                            cursor = Some(*take);
+                            last = Some(r.class);
+                        }
                         if let Some((key, _)) = expected {
                             let kept = queue.waiting(key.slot).work_ref_h;
                             proptest::prop_assert_eq!(kept, key.arrival_seq as f64, "a job's own waiting");
