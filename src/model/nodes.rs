@@ -24,6 +24,10 @@ pub struct NodeSet {
     /// Bumped whenever the pool may have more room than before (GPUs given back, a node up,
     /// a node gone from under `max_nodes`); taking GPUs leaves it, as room only shrinks then.
     pub room_grew: u64,
+    /// `grew_to[k]`: bumped whenever a node comes to have `k` free GPUs or more from fewer (or
+    /// the pool's room grows for every gang: a node up, or one gone from under `max_nodes`),
+    /// for `k` in `1..=gpus_per_node`. See [`NodeSet::room_for`].
+    grew_to: Vec<u64>,
     pub nodes: Vec<Node>,
     /// Slots of absent nodes that may be reused (elastic pools).
     vacant: Vec<u32>,
@@ -157,6 +161,7 @@ impl NodeSet {
             generation: 0,
             changes: 0,
             room_grew: 0,
+            grew_to: vec![0; gpus_per_node as usize + 1],
             nodes: Vec::new(),
             vacant: Vec::new(),
             by_free: vec![NodeBits::default(); gpus_per_node as usize + 1],
@@ -209,11 +214,42 @@ impl NodeSet {
         self.generation += 1;
         self.changes += 1;
         self.room_grew += 1;
+        self.grew_for_every_gang();
+        let node = &mut self.nodes[index as usize];
         node.up_pos = self.up.len() as u32;
         self.up.push(index);
         self.free_gpus += u64::from(self.gpus_per_node);
         self.insert_bucket(index);
         self.touch(index);
+    }
+
+    /// The pool's room grew for gangs of every size.
+    fn grew_for_every_gang(&mut self) {
+        for grew in &mut self.grew_to {
+            *grew += 1;
+        }
+    }
+
+    /// A count that stays the same while the pool gets no room a gang of `gpus` could use:
+    /// under `node_local`, a node with at least the gang's rest on one node free (`gpus` modulo
+    /// the node, if any) or a whole free node (if the gang has whole nodes); under `spread`,
+    /// any GPU given back. It only counts up, so sums of it over pools compare too.
+    pub fn room_for(&self, gpus: u32) -> u64 {
+        let per_node = self.gpus_per_node;
+        match self.placement {
+            Placement::Spread => self.room_grew,
+            Placement::NodeLocal => {
+                let (whole, rest) = (gpus / per_node, gpus % per_node);
+                let mut count = 0;
+                if whole > 0 {
+                    count += self.grew_to[per_node as usize];
+                }
+                if rest > 0 {
+                    count += self.grew_to[rest as usize];
+                }
+                count
+            }
+        }
     }
 
     /// A node's outlook changed: the index of free times must look at it again.
@@ -281,6 +317,7 @@ impl NodeSet {
         self.generation += 1;
         self.changes += 1;
         self.room_grew += 1;
+        self.grew_for_every_gang();
         let node = &mut self.nodes[index as usize];
         node.up_pos = NOWHERE;
         node.free_gpus = 0;
@@ -500,6 +537,10 @@ impl NodeSet {
         self.free_gpus += u64::from(gpus);
         self.changes += 1;
         self.room_grew += 1;
+        let now_free = self.nodes[index as usize].free_gpus;
+        for grew in &mut self.grew_to[(now_free - gpus + 1) as usize..=now_free as usize] {
+            *grew += 1;
+        }
         self.insert_bucket(index);
         self.touch(index);
         self.nodes[index as usize].free_gpus == self.gpus_per_node

@@ -54,7 +54,7 @@ impl<'c> FleetSim<'c> {
                 let tried = self.try_place(key.slot, sim);
                 match tried {
                     Tried::Held => self.remember_held(key.slot, class, now_h),
-                    Tried::NoRoom => self.remember_no_room(class),
+                    Tried::NoRoom => self.remember_no_room(key.slot, class),
                     Tried::Placed | Tried::Refused => {}
                 }
                 tried
@@ -167,9 +167,9 @@ impl<'c> FleetSim<'c> {
 
     /// Every pool the last job tried (`last_triable`), of `class`, had no room for it: so it
     /// stays for its class until one of those pools has more room.
-    fn remember_no_room(&mut self, class: usize) {
+    fn remember_no_room(&mut self, slot: u32, class: usize) {
         let triable = self.last_triable;
-        let room = self.room_of(triable);
+        let room = self.room_for(triable, self.jobs[slot as usize].gpus);
         if class >= self.no_room_memos.len() {
             self.no_room_memos.resize(class + 1, None);
         }
@@ -188,17 +188,34 @@ impl<'c> FleetSim<'c> {
         })
     }
 
-    /// Whether a job of `class` finds no room as the class did last (no pool it may try has
-    /// grown since: room only shrinks when GPUs are taken). Its pools then record it as trying
-    /// them would.
+    /// How much room for a gang of `gpus` the pools of `mask` have had (see
+    /// [`NodeSet::room_for`]) and which of them are open: equal while none of them got room
+    /// that such a gang could use. Under an `elastic` strategy a gang may start on other
+    /// counts than it waits with, so any room counts.
+    fn room_for(&self, mask: u64, gpus: u32) -> (u64, u64) {
+        if self.strategy.elastic {
+            return self.room_of(mask);
+        }
+        pools_of(mask).fold((0, 0), |(grew, open), sp| {
+            let state = &self.pools[sp];
+            (
+                grew + state.nodes.room_for(gpus),
+                open | u64::from(state.open) << sp,
+            )
+        })
+    }
+
+    /// Whether a job of `class` finds no room as the class did last (no pool it may try got
+    /// room its gang could use since: room only shrinks when GPUs are taken). Its pools then
+    /// record it as trying them would.
     fn no_room_as_before(&mut self, slot: u32, class: usize) -> bool {
         let Some(Some(memo)) = self.no_room_memos.get(class).copied() else {
             return false;
         };
-        if self.room_of(memo.triable) != memo.room {
+        let gpus = self.jobs[slot as usize].gpus;
+        if self.room_for(memo.triable, gpus) != memo.room {
             return false;
         }
-        let gpus = self.jobs[slot as usize].gpus;
         for sp in pools_of(memo.triable) {
             if gpus < self.no_capacity_gpus[sp] {
                 self.no_capacity_gpus[sp] = gpus;
