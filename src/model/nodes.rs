@@ -765,6 +765,47 @@ mod tests {
     }
 
     #[test]
+    fn room_for_a_gang_grows_only_with_room_it_could_use() {
+        // One 8-GPU node, all taken by jobs of 5, 2 and 1 GPUs (slots 1, 2, 3).
+        let mut set = pool(1, 8);
+        let mut alloc = vec![];
+        for (slot, gpus) in [(1, 5), (2, 2), (3, 1)] {
+            set.allocate(gpus, slot, &mut alloc);
+        }
+        let counts = |set: &NodeSet| [1, 3, 4, 8, 12].map(|gpus| set.room_for(gpus));
+        let start = counts(&set);
+        // 0 -> 1 free: only a 1-GPU gang could use it.
+        set.release(0, 1, 3);
+        let one = counts(&set);
+        assert_eq!(
+            [0, 1, 2, 3, 4].map(|i| one[i] != start[i]),
+            [true, false, false, false, false]
+        );
+        // 1 -> 3 free: new room for a gang of 3 only (1 had room already; 4, 8 and 12, a
+        // whole node and a rest of 4, still have none).
+        set.release(0, 2, 2);
+        let three = counts(&set);
+        assert_eq!(
+            [0, 1, 2, 3, 4].map(|i| three[i] != one[i]),
+            [false, true, false, false, false]
+        );
+        // 3 -> 8 free: new room for 4, 8 and 12.
+        set.release(0, 5, 1);
+        let eight = counts(&set);
+        assert_eq!(
+            [0, 1, 2, 3, 4].map(|i| eight[i] != three[i]),
+            [false, false, true, true, true]
+        );
+        set.check();
+        // Spread counts any GPU given back.
+        let mut spread = pool_placed(1, 8, Placement::Spread);
+        spread.allocate(8, 1, &mut alloc);
+        let taken = spread.room_for(4);
+        spread.release(0, 8, 1);
+        assert_ne!(spread.room_for(4), taken);
+    }
+
+    #[test]
     fn small_jobs_pack_onto_partly_used_nodes() {
         let mut set = pool(3, 8);
         let mut alloc = vec![];
