@@ -56,10 +56,10 @@ pub(super) struct HeldMemo {
     others_room: (u64, u64),
     /// The pools the job could try (bit per strategy pool).
     triable: u64,
-    /// What its run is made of besides the work: a restore first, checkpoints.
-    needs_restore: bool,
-    checkpointed: bool,
-    remaining_ref_h: f64,
+    /// Per kind of run (see [`run_kind`]: a restore first or not, checkpoints or not), the
+    /// least work of a job of the class known to be turned away (infinite: none yet): a job
+    /// of that kind with no less work is turned away too, as its run only grows with it.
+    held_work_ref_h: [f64; 4],
     /// Where it was turned away (see [`HeldRun`]); `None` for an elastic gang, whose count and
     /// so its run depend on its pools' room.
     run: Option<HeldRun>,
@@ -87,7 +87,6 @@ impl<'c> FleetSim<'c> {
         let triable = (0..self.pools.len())
             .filter(|&sp| job.gpus < self.no_capacity_gpus[sp] && self.may_try(slot, sp, now_h))
             .fold(0u64, |mask, sp| mask | 1 << sp);
-        let workload = &self.config.workloads[job.workload as usize];
         let held_pool = self
             .held_pool()
             .expect("a job turned away by a reservation");
@@ -99,9 +98,11 @@ impl<'c> FleetSim<'c> {
             others,
             others_room: self.room_of(others),
             triable,
-            needs_restore: job.needs_restore,
-            checkpointed: workload.checkpoint_of(job.spec).is_some(),
-            remaining_ref_h: job.remaining_ref_h,
+            held_work_ref_h: {
+                let mut held = [f64::INFINITY; 4];
+                held[run_kind(self.waiting(slot))] = job.remaining_ref_h;
+                held
+            },
             run: (!self.strategy.elastic).then_some(self.held_run),
         }
     }
@@ -163,12 +164,12 @@ impl<'c> FleetSim<'c> {
             .then_some(at)
     }
 
-    /// Whether job `slot` of the memo's class would be turned away as the memo's job was: its
-    /// run is no shorter, or it would still end after the shadow time where the memo's job
-    /// would have started. The pools it may try are those of its class (its class changes with
-    /// every timer of its own), which the memo's job could try too. A job found turned away
-    /// by its run lowers the memo's work to its own when its run is made alike (restore,
-    /// checkpoints), so that the next ones are told by their work alone.
+    /// Whether job `slot` of the memo's class would be turned away as the memo's job was: a
+    /// job of its kind with no more work was, or its run would still end after the shadow time
+    /// where the memo's job would have started. The pools it may try are those of its class
+    /// (its class changes with every timer of its own), which the memo's job could try too. A
+    /// job found turned away by its run lowers the memo's work for its kind to its own, so
+    /// that the next ones are told by their work alone.
     fn held_like(&mut self, at: usize, slot: u32, waiting: Waiting, now_h: f64) -> bool {
         debug_assert_eq!(
             waiting,
@@ -176,9 +177,8 @@ impl<'c> FleetSim<'c> {
             "what the queue keeps of job {slot}"
         );
         let memo = &self.held_memos[at];
-        let alike =
-            waiting.restores == memo.needs_restore && waiting.checkpointed == memo.checkpointed;
-        if alike && waiting.work_ref_h >= memo.remaining_ref_h {
+        let kind = run_kind(waiting);
+        if waiting.work_ref_h >= memo.held_work_ref_h[kind] {
             return true;
         }
         let Some(run) = memo.run else {
@@ -186,8 +186,8 @@ impl<'c> FleetSim<'c> {
         };
         let run_h = self.run_plan(slot, memo.held_pool, run.nodes).total_h();
         let held = run.start_h + run_h > run.shadow_h;
-        if held && alike {
-            self.held_memos[at].remaining_ref_h = waiting.work_ref_h;
+        if held {
+            self.held_memos[at].held_work_ref_h[kind] = waiting.work_ref_h;
         }
         // Pools may have dropped out since (another job found them full), none come in.
         debug_assert!(
@@ -373,4 +373,11 @@ impl<'c> FleetSim<'c> {
             reservation,
         })
     }
+}
+
+/// The kind of a waiting job's next run, besides its work (0..4): whether it restores a
+/// checkpoint first, and whether it writes checkpoints. Runs of one kind of one class on one
+/// pool grow with the work alone.
+fn run_kind(waiting: Waiting) -> usize {
+    usize::from(waiting.restores) * 2 + usize::from(waiting.checkpointed)
 }
