@@ -519,8 +519,6 @@ pub struct FleetSim<'c> {
     has_elastic: bool,
     /// Per pool, during a pass: the smallest gang that found no capacity there.
     no_capacity_gpus: Vec<u32>,
-    /// Bumped whenever `no_capacity_gpus` changes, so a pass can tell it is as it was.
-    no_capacity_epoch: u64,
     /// An elastic gang is trying its counts on a pool: `place_by_plan` places the count set.
     sizing: bool,
     /// This pass's jobs turned away by the reservation, one per class (see `backfill.rs`),
@@ -651,7 +649,6 @@ impl<'c> FleetSim<'c> {
             replication,
             streams,
             no_capacity_gpus: vec![u32::MAX; pools.len()],
-            no_capacity_epoch: 0,
             sizing: false,
             held_memos: Vec::new(),
             held_memo_at: Vec::new(),

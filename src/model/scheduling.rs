@@ -38,7 +38,6 @@ impl<'c> FleetSim<'c> {
         let now_h = sim.now_h();
         self.run_due_timers(now_h);
         self.no_capacity_gpus.fill(u32::MAX);
-        self.no_capacity_epoch += 1;
         self.held_memos.clear();
         let backfill = policies::backfills(self.strategy.queue);
         let reserves = policies::reserves(self.strategy.queue);
@@ -151,7 +150,6 @@ impl<'c> FleetSim<'c> {
                     let gpus = self.jobs[slot as usize].gpus;
                     if gpus < self.no_capacity_gpus[sp] {
                         self.no_capacity_gpus[sp] = gpus;
-                        self.no_capacity_epoch += 1;
                     }
                 }
                 OnPool::Refused => {
@@ -219,7 +217,6 @@ impl<'c> FleetSim<'c> {
         for sp in pools_of(memo.triable) {
             if gpus < self.no_capacity_gpus[sp] {
                 self.no_capacity_gpus[sp] = gpus;
-                self.no_capacity_epoch += 1;
             }
         }
         true
@@ -508,7 +505,6 @@ impl<'c> FleetSim<'c> {
         sim.schedule_at(retry_from_h, Event::Wake);
         // Nodes granted before the refusal are idle now and may fit smaller gangs.
         self.no_capacity_gpus[sp] = u32::MAX;
-        self.no_capacity_epoch += 1;
         self.queue.unfail_all();
     }
 
