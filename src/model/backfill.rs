@@ -54,7 +54,8 @@ pub(super) struct HeldMemo {
     /// `room_of`).
     others: u64,
     others_room: (u64, u64),
-    /// The pools the job could try (bit per strategy pool).
+    /// The pools the job could try (bit per strategy pool); kept for a debug check only.
+    #[cfg(debug_assertions)]
     triable: u64,
     /// Per kind of run (see [`run_kind`]: a restore first or not, checkpoints or not), the
     /// least work of a job of the class known to be turned away (infinite: none yet): a job
@@ -81,12 +82,14 @@ pub(super) struct HeldRun {
 pub(super) const HELD_PER_PASS_MAX: u32 = 100;
 
 impl<'c> FleetSim<'c> {
-    /// The memo of a job as `try_place` sees it now.
-    fn held_memo(&self, slot: u32, class: usize, now_h: f64) -> HeldMemo {
+    /// The memo of a job as `try_place` sees it now (`now_h` for a debug check only).
+    fn held_memo(
+        &self,
+        slot: u32,
+        class: usize,
+        #[cfg_attr(not(debug_assertions), allow(unused_variables))] now_h: f64,
+    ) -> HeldMemo {
         let job = &self.jobs[slot as usize];
-        let triable = (0..self.pools.len())
-            .filter(|&sp| job.gpus < self.no_capacity_gpus[sp] && self.may_try(slot, sp, now_h))
-            .fold(0u64, |mask, sp| mask | 1 << sp);
         let held_pool = self
             .held_pool()
             .expect("a job turned away by a reservation");
@@ -97,7 +100,8 @@ impl<'c> FleetSim<'c> {
             held_pool_changes: self.pools[held_pool].nodes.changes,
             others,
             others_room: self.room_of(others),
-            triable,
+            #[cfg(debug_assertions)]
+            triable: self.triable_now(slot, now_h),
             held_work_ref_h: {
                 let mut held = [f64::INFINITY; 4];
                 held[run_kind(self.waiting(slot))] = job.remaining_ref_h;
@@ -105,6 +109,15 @@ impl<'c> FleetSim<'c> {
             },
             run: (!self.strategy.elastic).then_some(self.held_run),
         }
+    }
+
+    /// The pools job `slot` could try now (bit per strategy pool).
+    #[cfg(debug_assertions)]
+    fn triable_now(&self, slot: u32, now_h: f64) -> u64 {
+        let gpus = self.jobs[slot as usize].gpus;
+        (0..self.pools.len())
+            .filter(|&sp| gpus < self.no_capacity_gpus[sp] && self.may_try(slot, sp, now_h))
+            .fold(0u64, |mask, sp| mask | 1 << sp)
     }
 
     /// The pool the reservation holds GPUs on, once worked out.
@@ -170,7 +183,13 @@ impl<'c> FleetSim<'c> {
     /// (its class changes with every timer of its own), which the memo's job could try too. A
     /// job found turned away by its run lowers the memo's work for its kind to its own, so
     /// that the next ones are told by their work alone.
-    fn held_like(&mut self, at: usize, slot: u32, waiting: Waiting, now_h: f64) -> bool {
+    fn held_like(
+        &mut self,
+        at: usize,
+        slot: u32,
+        waiting: Waiting,
+        #[cfg_attr(not(debug_assertions), allow(unused_variables))] now_h: f64,
+    ) -> bool {
         debug_assert_eq!(
             waiting,
             self.waiting(slot),
@@ -190,10 +209,11 @@ impl<'c> FleetSim<'c> {
             self.held_memos[at].held_work_ref_h[kind] = waiting.work_ref_h;
         }
         // Pools may have dropped out since (another job found them full), none come in.
-        debug_assert!(
+        #[cfg(debug_assertions)]
+        assert!(
             !held || {
                 let memo = &self.held_memos[at];
-                self.held_memo(slot, memo.class, now_h).triable & !memo.triable == 0
+                self.triable_now(slot, now_h) & !memo.triable == 0
             },
             "job {slot} may try other pools than its class"
         );
@@ -210,8 +230,8 @@ impl<'c> FleetSim<'c> {
 
     /// After a job was turned away: the jobs the pass would hand out next that their classes'
     /// memos turn away alike are counted as tried and handed out in one go, as the pass would
-    /// one by one (each takes one of `held_left`, and a job that takes the last fails its
-    /// class). Nothing changes while they are walked, so each class's memo is looked up once,
+    /// one by one (each takes one of `held_left`, and a job that takes the last, or comes once
+    /// none is left, fails its class). Nothing changes while they are walked, so each class's memo is looked up once,
     /// and the jobs of one class that come next are walked as a run. Stops at the first job
     /// the memos do not tell; returns the jobs the pass may still turn away.
     pub(super) fn walk_held(&mut self, mut held_left: u32, now_h: f64) -> u32 {

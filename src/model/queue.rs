@@ -43,7 +43,8 @@ pub struct Waiting {
     pub work_ref_h: f64,
     /// Its next run starts by restoring a checkpoint.
     pub restores: bool,
-    /// It writes checkpoints.
+    /// Its workload writes checkpoints (whether the strategy lets it or not: this only tells
+    /// kinds of runs apart).
     pub checkpointed: bool,
 }
 

@@ -4,7 +4,7 @@
 use super::*;
 
 /// A class of waiting jobs found no room on any pool it may try, when those pools' room was
-/// `room` (see `room_of`).
+/// `room` (`room_for` its gang; `room_of` under elastic strategies, whose gangs change size).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct NoRoomMemo {
     triable: u64,
@@ -164,7 +164,7 @@ impl<'c> FleetSim<'c> {
     }
 
     /// Every pool the last job tried (`last_triable`), of `class`, had no room for it: so it
-    /// stays for its class until one of those pools has more room.
+    /// stays for its class until one of those pools has room its gang could use.
     fn remember_no_room(&mut self, slot: u32, class: usize) {
         let triable = self.last_triable;
         let room = self.room_for(triable, self.jobs[slot as usize].gpus);

@@ -24,7 +24,8 @@ pub struct WaitStats {
     /// room start at once, and a count is cheaper than a histogram record.
     histogram: Histogram<u64>,
     zeros: u64,
-    /// The waits so far of jobs not started by the horizon (also in `histogram`).
+    /// The waits so far of jobs not started by the horizon (also in `histogram`, or in
+    /// `zeros` for a wait of zero).
     censored: Histogram<u64>,
     sum_h: f64,
     max_h: f64,
