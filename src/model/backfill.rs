@@ -2,6 +2,7 @@
 //! (with [`super::reservation`]) only when a later job could start, and kept while nothing
 //! changes.
 
+use super::scheduling::pools_of;
 use super::*;
 
 /// The reservation of EASY backfill: the first job of the last pass that found no room, and
@@ -54,8 +55,7 @@ pub(super) struct HeldMemo {
     /// `room_of`).
     others: u64,
     others_room: (u64, u64),
-    /// The pools the job could try (bit per strategy pool); kept for a debug check only.
-    #[cfg(debug_assertions)]
+    /// The pools the job could try (bit per strategy pool).
     triable: u64,
     /// Per kind of run (see [`run_kind`]: a restore first or not, checkpoints or not), the
     /// least work of a job of the class known to be turned away (infinite: none yet): a job
@@ -82,13 +82,9 @@ pub(super) struct HeldRun {
 pub(super) const HELD_PER_PASS_MAX: u32 = 100;
 
 impl<'c> FleetSim<'c> {
-    /// The memo of a job as `try_place` sees it now (`now_h` for a debug check only).
-    fn held_memo(
-        &self,
-        slot: u32,
-        class: usize,
-        #[cfg_attr(not(debug_assertions), allow(unused_variables))] now_h: f64,
-    ) -> HeldMemo {
+    /// The memo of a job as `try_place` left it: a job turned away met no refusal, so
+    /// `last_triable` is every pool it could try.
+    fn held_memo(&self, slot: u32, class: usize) -> HeldMemo {
         let job = &self.jobs[slot as usize];
         let held_pool = self
             .held_pool()
@@ -100,8 +96,7 @@ impl<'c> FleetSim<'c> {
             held_pool_changes: self.pools[held_pool].nodes.changes,
             others,
             others_room: self.room_of(others),
-            #[cfg(debug_assertions)]
-            triable: self.triable_now(slot, now_h),
+            triable: self.with_capacity(self.last_triable, job.gpus),
             held_work_ref_h: {
                 let mut held = [f64::INFINITY; 4];
                 held[run_kind(self.waiting(slot))] = job.remaining_ref_h;
@@ -111,13 +106,11 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    /// The pools job `slot` could try now (bit per strategy pool).
-    #[cfg(debug_assertions)]
-    fn triable_now(&self, slot: u32, now_h: f64) -> u64 {
-        let gpus = self.jobs[slot as usize].gpus;
-        (0..self.pools.len())
-            .filter(|&sp| gpus < self.no_capacity_gpus[sp] && self.may_try(slot, sp, now_h))
-            .fold(0u64, |mask, sp| mask | 1 << sp)
+    /// The pools of `mask` that this pass has not found short of capacity for `gpus` GPUs.
+    fn with_capacity(&self, mask: u64, gpus: u32) -> u64 {
+        pools_of(mask)
+            .filter(|&sp| gpus < self.no_capacity_gpus[sp])
+            .fold(0, |with, sp| with | 1 << sp)
     }
 
     /// The pool the reservation holds GPUs on, once worked out.
@@ -144,8 +137,8 @@ impl<'c> FleetSim<'c> {
 
     /// The reservation turned job `slot` away in this pass: its class remembers it (right
     /// after `try_place`, whose `last_triable` it reads).
-    pub(super) fn remember_held(&mut self, slot: u32, class: usize, now_h: f64) {
-        let memo = self.held_memo(slot, class, now_h);
+    pub(super) fn remember_held(&mut self, slot: u32, class: usize) {
+        let memo = self.held_memo(slot, class);
         match self.memo_of(class) {
             Some(at) => self.held_memos[at] = memo,
             None => {
@@ -183,13 +176,7 @@ impl<'c> FleetSim<'c> {
     /// (its class changes with every timer of its own), which the memo's job could try too. A
     /// job found turned away by its run lowers the memo's work for its kind to its own, so
     /// that the next ones are told by their work alone.
-    fn held_like(
-        &mut self,
-        at: usize,
-        slot: u32,
-        waiting: Waiting,
-        #[cfg_attr(not(debug_assertions), allow(unused_variables))] now_h: f64,
-    ) -> bool {
+    fn held_like(&mut self, at: usize, slot: u32, waiting: Waiting, now_h: f64) -> bool {
         debug_assert_eq!(
             waiting,
             self.waiting(slot),
@@ -209,11 +196,11 @@ impl<'c> FleetSim<'c> {
             self.held_memos[at].held_work_ref_h[kind] = waiting.work_ref_h;
         }
         // Pools may have dropped out since (another job found them full), none come in.
-        #[cfg(debug_assertions)]
-        assert!(
+        debug_assert!(
             !held || {
                 let memo = &self.held_memos[at];
-                self.triable_now(slot, now_h) & !memo.triable == 0
+                let gpus = self.jobs[slot as usize].gpus;
+                self.with_capacity(self.triable_pools(slot, now_h), gpus) & !memo.triable == 0
             },
             "job {slot} may try other pools than its class"
         );
@@ -231,8 +218,8 @@ impl<'c> FleetSim<'c> {
     /// After a job was turned away: the jobs the pass would hand out next that their classes'
     /// memos turn away alike are counted as tried and handed out in one go, as the pass would
     /// one by one (each takes one of `held_left`, and a job that takes the last, or comes once
-    /// none is left, fails its class). Nothing changes while they are walked, so each class's memo is looked up once,
-    /// and the jobs of one class that come next are walked as a run. Stops at the first job
+    /// none is left, fails its class). Nothing changes while they are walked, so each class's
+    /// memo is looked up once, and the jobs of one class that come next are walked as a run. Stops at the first job
     /// the memos do not tell; returns the jobs the pass may still turn away.
     pub(super) fn walk_held(&mut self, mut held_left: u32, now_h: f64) -> u32 {
         let mut known = std::mem::take(&mut self.scratch_memo_at);

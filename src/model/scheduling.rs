@@ -12,7 +12,7 @@ pub(super) struct NoRoomMemo {
 }
 
 /// The strategy pools of a mask (bit per pool), in order.
-fn pools_of(mut mask: u64) -> impl Iterator<Item = usize> {
+pub(super) fn pools_of(mut mask: u64) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         (mask != 0).then(|| {
             let sp = mask.trailing_zeros() as usize;
@@ -52,7 +52,7 @@ impl<'c> FleetSim<'c> {
             } else {
                 let tried = self.try_place(key.slot, sim);
                 match tried {
-                    Tried::Held => self.remember_held(key.slot, class, now_h),
+                    Tried::Held => self.remember_held(key.slot, class),
                     Tried::NoRoom => self.remember_no_room(key.slot, class),
                     Tried::Placed | Tried::Refused => {}
                 }
