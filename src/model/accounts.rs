@@ -136,21 +136,34 @@ impl Accounts {
         }
     }
 
+    /// The figures of a pair, made on its first job (inline: every job asks several times).
+    #[inline]
     fn pair(&mut self, workload: usize, team: usize) -> &mut Pair {
-        let busy = self.pools * self.months;
-        self.pairs[workload * self.teams + team].get_or_insert_with(|| Pair {
+        let index = workload * self.teams + team;
+        if self.pairs[index].is_none() {
+            self.add_pair(index);
+        }
+        self.pairs[index].as_mut().expect("a pair just added")
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn add_pair(&mut self, index: usize) {
+        self.pairs[index] = Some(Pair {
             counts: JobCounts::default(),
-            busy: vec![0.0; busy],
-        })
+            busy: vec![0.0; self.pools * self.months],
+        });
     }
 
     /// Applies `count` to the figures of the jobs of `workload` and `team`.
+    #[inline]
     pub fn count(&mut self, workload: usize, team: usize, count: impl FnOnce(&mut JobCounts)) {
         count(&mut self.pair(workload, team).counts);
     }
 
     /// The busy GPU-hours by (strategy pool, month) of the jobs of `workload` and `team`, to
     /// add to at `sp * months + m`; and their total.
+    #[inline]
     pub fn busy(&mut self, workload: usize, team: usize) -> (&mut [f64], &mut f64) {
         let pair = self.pair(workload, team);
         (&mut pair.busy, &mut pair.counts.gpu_hours_busy)

@@ -267,6 +267,8 @@ impl<'c> FleetSim<'c> {
 
     /// What the reservation holds on pool `sp`, if it holds anything there and `slot` is behind
     /// the reserved job in queue order (worked out now if no job needed it before).
+    /// (Inline: every placement asks, and most often there is no reservation.)
+    #[inline]
     pub(super) fn reservation_on(
         &mut self,
         sp: usize,
@@ -279,9 +281,7 @@ impl<'c> FleetSim<'c> {
             return None;
         }
         if matches!(reserved.held, Held::Unknown) {
-            let (reserved_slot, changes) = (reserved.slot, self.nodes_changes());
-            let on = self.reserve(reserved_slot, now_h);
-            self.reserved.as_mut().expect("a reservation").held = Held::Known { changes, on };
+            self.work_out_reservation(now_h);
         }
         match &self.reserved.as_ref()?.held {
             Held::Known {
@@ -289,6 +289,15 @@ impl<'c> FleetSim<'c> {
             } if holding.pool == sp => Some(&holding.reservation),
             _ => None,
         }
+    }
+
+    /// Works out what the reservation holds, now that a job behind it needs to know.
+    #[inline(never)]
+    fn work_out_reservation(&mut self, now_h: f64) {
+        let reserved_slot = self.reserved.as_ref().expect("a reservation").slot;
+        let changes = self.nodes_changes();
+        let on = self.reserve(reserved_slot, now_h);
+        self.reserved.as_mut().expect("a reservation").held = Held::Known { changes, on };
     }
 
     /// The reservation's holding, known to exist.

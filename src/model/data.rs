@@ -20,13 +20,20 @@ impl<'c> FleetSim<'c> {
 
     /// At the start of a run on pool `sp`: moves the dataset and the checkpoint there if they
     /// are elsewhere, and moves the checkpoint's storage to this pool.
+    /// (Inline: most workloads have no data to move, and every run asks.)
+    #[inline]
     pub(super) fn data_at_run_start(&mut self, slot: u32, sp: usize, now_h: f64) {
         let job = &self.jobs[slot as usize];
         let workload = &self.config.workloads[job.workload as usize];
-        let (dataset_gb, checkpoint_gb) = (workload.dataset_gb, workload.checkpoint_gb);
-        if dataset_gb == 0.0 && checkpoint_gb == 0.0 {
-            return;
+        if workload.dataset_gb != 0.0 || workload.checkpoint_gb != 0.0 {
+            self.move_data(slot, sp, now_h);
         }
+    }
+
+    fn move_data(&mut self, slot: u32, sp: usize, now_h: f64) {
+        let job = &self.jobs[slot as usize];
+        let workload = &self.config.workloads[job.workload as usize];
+        let (dataset_gb, checkpoint_gb) = (workload.dataset_gb, workload.checkpoint_gb);
         let to = &self.pools[sp].pool.storage;
         let mut moved = 0.0;
         if let Some(site) = to.site {
@@ -115,6 +122,7 @@ impl<'c> FleetSim<'c> {
     }
 
     /// A job that ended at `end_h`: its checkpoints are kept `keep_checkpoints_h` more.
+    #[inline]
     pub(super) fn data_at_job_end(&mut self, slot: u32, end_h: f64) {
         let sp = self.jobs[slot as usize].storage_pool;
         if sp == NO_POOL {

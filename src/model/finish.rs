@@ -4,7 +4,16 @@
 use super::*;
 
 impl<'c> FleetSim<'c> {
+    /// Adds the job's row to the trace, if one is kept (checked where called: most runs keep
+    /// none).
+    #[inline]
     pub(super) fn trace_job(&mut self, slot: u32, end_h: f64) {
+        if self.trace.is_some() {
+            self.trace_row(slot, end_h);
+        }
+    }
+
+    fn trace_row(&mut self, slot: u32, end_h: f64) {
         let Some(rows) = self.trace.as_mut() else {
             return;
         };

@@ -522,7 +522,12 @@ impl NodeSet {
             .iter()
             .position(|t| t.holder == job)
             .expect("job is on the node");
-        let held = node.taken.remove(pos).gpus;
+        // Most often the last (latest-ending) holder leaves: a pop moves nothing.
+        let held = if pos + 1 == node.taken.len() {
+            node.taken.pop().expect("job is on the node").gpus
+        } else {
+            node.taken.remove(pos).gpus
+        };
         assert_eq!(
             held, gpus,
             "job {job} releases the GPUs it took on node {index}"

@@ -120,7 +120,9 @@ impl<'c> FleetSim<'c> {
         job.cost = 0.0;
         job.pool = NO_POOL;
         job.last_pool = NO_POOL;
-        job.retry_from_h.fill(0.0);
+        if job.retry_from_h.iter().any(|h| *h != 0.0) {
+            job.retry_from_h.fill(0.0);
+        }
         job.storage_pool = NO_POOL;
         job.storage_from_h = f64::NAN;
         let data_sites = self.home_sites();
@@ -156,7 +158,7 @@ impl<'c> FleetSim<'c> {
     pub(super) fn try_newcomer(&mut self, slot: u32, sim: &mut Sim<Event>) -> Tried {
         let queue = self.strategy.queue;
         let try_now = |sim: &mut Sim<Event>, model: &mut Self| {
-            model.no_capacity_gpus.fill(u32::MAX);
+            model.forget_no_capacity();
             model.try_place(slot, sim)
         };
         if !policies::reserves(queue) {

@@ -37,7 +37,7 @@ impl<'c> FleetSim<'c> {
         }
         let now_h = sim.now_h();
         self.run_due_timers(now_h);
-        self.no_capacity_gpus.fill(u32::MAX);
+        self.forget_no_capacity();
         self.held_memos.clear();
         let backfill = policies::backfills(self.strategy.queue);
         let reserves = policies::reserves(self.strategy.queue);
@@ -119,6 +119,14 @@ impl<'c> FleetSim<'c> {
             class,
             held,
         });
+    }
+
+    /// Every pool may have capacity again (a new pass, or a newcomer tried alone).
+    pub(super) fn forget_no_capacity(&mut self) {
+        // Checked first: most of the time nothing is set, and a fill is a call to memset.
+        if self.no_capacity_gpus.iter().any(|g| *g != u32::MAX) {
+            self.no_capacity_gpus.fill(u32::MAX);
+        }
     }
 
     pub(super) fn try_place(&mut self, slot: u32, sim: &mut Sim<Event>) -> Tried {
