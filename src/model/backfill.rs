@@ -359,10 +359,7 @@ impl<'c> FleetSim<'c> {
     pub(super) fn reserve(&mut self, slot: u32, now_h: f64) -> Option<Holding> {
         let gpus = self.jobs[slot as usize].gpus;
         let mut best: Option<(usize, Reservation)> = None;
-        for sp in 0..self.pools.len() {
-            if !self.may_try(slot, sp, now_h) {
-                continue;
-            }
+        for sp in pools_of(self.triable_pools(slot, now_h)) {
             let state = &self.pools[sp];
             let new_nodes_allowed = match state.pool.elastic() {
                 None => 0,
