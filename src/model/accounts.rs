@@ -136,14 +136,15 @@ impl Accounts {
         }
     }
 
-    /// The figures of a pair, made on its first job (inline: every job asks several times).
+    /// The figures of a pair, made on its first job.
+    // Inline: every job asks several times.
     #[inline]
     fn pair(&mut self, workload: usize, team: usize) -> &mut Pair {
         let index = workload * self.teams + team;
         if self.pairs[index].is_none() {
             self.add_pair(index);
         }
-        self.pairs[index].as_mut().expect("a pair just added")
+        self.pairs[index].as_mut().expect("a pair")
     }
 
     #[cold]

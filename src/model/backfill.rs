@@ -267,7 +267,7 @@ impl<'c> FleetSim<'c> {
 
     /// What the reservation holds on pool `sp`, if it holds anything there and `slot` is behind
     /// the reserved job in queue order (worked out now if no job needed it before).
-    /// (Inline: every placement asks, and most often there is no reservation.)
+    // Inline: every placement asks, and most often there is no reservation.
     #[inline]
     pub(super) fn reservation_on(
         &mut self,

@@ -20,7 +20,7 @@ impl<'c> FleetSim<'c> {
 
     /// At the start of a run on pool `sp`: moves the dataset and the checkpoint there if they
     /// are elsewhere, and moves the checkpoint's storage to this pool.
-    /// (Inline: most workloads have no data to move, and every run asks.)
+    // Inline: most workloads have no data to move, and every run asks.
     #[inline]
     pub(super) fn data_at_run_start(&mut self, slot: u32, sp: usize, now_h: f64) {
         let job = &self.jobs[slot as usize];

@@ -4,8 +4,8 @@
 use super::*;
 
 impl<'c> FleetSim<'c> {
-    /// Adds the job's row to the trace, if one is kept (checked where called: most runs keep
-    /// none).
+    /// Adds the job's row to the trace, if one is kept.
+    // Inline: most runs keep none.
     #[inline]
     pub(super) fn trace_job(&mut self, slot: u32, end_h: f64) {
         if self.trace.is_some() {

@@ -522,7 +522,7 @@ impl NodeSet {
             .iter()
             .position(|t| t.holder == job)
             .expect("job is on the node");
-        // Most often the last (latest-ending) holder leaves: a pop moves nothing.
+        // Most often the job is the node's only holder: a pop moves nothing.
         let held = if pos + 1 == node.taken.len() {
             node.taken.pop().expect("job is on the node").gpus
         } else {

@@ -156,7 +156,7 @@ impl<'c> FleetSim<'c> {
 
     /// Sets when on-demand opens and spot closes to a job entering the queue, with timers.
     pub(super) fn plan_deadline(&mut self, slot: u32, sim: &mut Sim<Event>) {
-        // Without a deadline rule, as `deadline_times` would say (on every job, checked first).
+        // No deadline rule: both open for good, as `deadline_times` would say.
         if !self.strategy.spot_policy.is_deadline_rule() {
             let job = &mut self.jobs[slot as usize];
             (job.od_from_h, job.spot_until_h) = (f64::NEG_INFINITY, f64::INFINITY);
