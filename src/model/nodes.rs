@@ -382,6 +382,10 @@ impl NodeSet {
     /// usable GPUs.
     fn pick(&self, free: u32, need: u32, spare: &[(u32, u32)], plan: &GangPlan) -> Option<u32> {
         let bucket = &self.by_free[free as usize];
+        // Most buckets of a busy pool are empty: no search through their summary words.
+        if bucket.is_empty() {
+            return None;
+        }
         let mut next = bucket.first_from(0);
         while let Some(node) = next {
             if !plan.pieces.iter().any(|(p, _)| *p == node) && self.usable(node, spare) >= need {

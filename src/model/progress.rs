@@ -36,7 +36,7 @@ impl RunPlan {
         if !self.every_h.is_finite() || self.work_h <= 0.0 {
             return 0;
         }
-        ((self.work_h / self.every_h).ceil() as u64).saturating_sub(1)
+        ceil_u64(self.work_h / self.every_h).saturating_sub(1)
     }
 
     /// Wall time of the run if nothing interrupts it.
@@ -82,6 +82,17 @@ impl RunPlan {
     }
 }
 
+/// `x.ceil() as u64` for `x >= 0`, without a call: the default x86-64 target has no rounding
+/// instruction, so `f64::ceil` is a call to libm on every run planned.
+fn ceil_u64(x: f64) -> u64 {
+    let whole = x as u64;
+    if (whole as f64) < x {
+        whole.saturating_add(1)
+    } else {
+        whole
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +133,37 @@ mod tests {
             .writes(),
             0
         );
+    }
+
+    #[test]
+    fn ceil_u64_is_std_ceil_cast_at_every_edge() {
+        let edges = [
+            0.0,
+            f64::MIN_POSITIVE,
+            0.5,
+            1.0,
+            1.0 + f64::EPSILON,
+            2.0 - f64::EPSILON,
+            3.999_999_999,
+            4_503_599_627_370_495.5,      // 2^52 - 0.5: the last halves
+            9_007_199_254_740_992.0,      // 2^53: every larger f64 is whole
+            18_446_744_073_709_549_568.0, // the largest f64 below 2^64
+            18_446_744_073_709_551_616.0, // 2^64: saturates
+            1e30,
+            f64::MAX,
+            f64::INFINITY,
+        ];
+        for x in edges {
+            assert_eq!(ceil_u64(x), x.ceil() as u64, "{x}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ceil_u64_is_std_ceil_cast(bits in 0u64..0x7ff0_0000_0000_0000) {
+            let x = f64::from_bits(bits);
+            proptest::prop_assert_eq!(ceil_u64(x), x.ceil() as u64, "{}", x);
+        }
     }
 
     #[test]

@@ -226,15 +226,18 @@ impl WaitQueue {
                 self.live_at[class] = self.live.len() as u32;
                 self.live.push((order, class as u32));
             }
-            (at, NOT_NEXT) => {
-                self.live.swap_remove(at as usize);
-                if let Some(&(_, moved)) = self.live.get(at as usize) {
-                    self.live_at[moved as usize] = at;
-                }
-                self.live_at[class] = NO_SLOT;
-            }
+            (at, NOT_NEXT) => self.leave_live(class, at),
             (at, order) => self.live[at as usize].0 = order,
         }
+    }
+
+    /// Takes `class`, at `at` in `live`, out of it.
+    fn leave_live(&mut self, class: usize, at: u32) {
+        self.live.swap_remove(at as usize);
+        if let Some(&(_, moved)) = self.live.get(at as usize) {
+            self.live_at[moved as usize] = at;
+        }
+        self.live_at[class] = NO_SLOT;
     }
 
     fn key_of(&self, slot: u32) -> Option<QueueKey> {
@@ -340,13 +343,28 @@ impl WaitQueue {
             key.slot
         );
         self.cursor = Some(key);
-        self.set_head(class, self.first_after(key));
+        // The class is live (its head is the pass's next job): only its place in `live`
+        // changes. Every job of a pass comes through here, so `set_head`'s cases are skipped.
+        let at = self.live_at[class];
+        debug_assert!(
+            at != NO_SLOT && !self.failed[class],
+            "class {class} handed out is live"
+        );
+        let next = self.first_after(key);
+        self.heads[class] = next;
+        match next {
+            Some(next) => self.live[at as usize].0 = order_of(next),
+            None => self.leave_live(class, at),
+        }
     }
 
     /// No later job of `class` can be placed in this pass.
     pub fn fail_class(&mut self, class: usize) {
         self.failed[class] = true;
-        self.set_order(class, NOT_NEXT);
+        let at = self.live_at[class];
+        if at != NO_SLOT {
+            self.leave_live(class, at);
+        }
     }
 
     /// Capacity grew during the pass (nodes granted before a refusal): try failed classes again.
