@@ -135,37 +135,44 @@ impl<'c> FleetSim<'c> {
         let prefer = self.jobs[slot as usize].prefer;
         // The pools the job prefers first (`next_zone`, `next_region`), then the others: with
         // a preference, two rounds over the pools, each taking its own.
-        let n = self.pools.len();
-        let rounds = if prefer == 0 { 1 } else { 2 };
+        let rounds: &[u64] = if prefer == 0 {
+            &[u64::MAX]
+        } else {
+            &[prefer, !prefer]
+        };
         // A refusal may change which pools the job may try (spot policies): asked again then.
         let mut triable = self.triable_pools(slot, now_h);
         self.last_triable = 0;
-        for i in 0..rounds * n {
-            let sp = i % n;
-            if prefer != 0 && (i < n) != (prefer & (1 << sp) != 0) {
-                continue;
-            }
-            if triable & (1 << sp) == 0 {
-                continue;
-            }
-            self.last_triable |= 1 << sp;
-            if self.jobs[slot as usize].gpus >= self.no_capacity_gpus[sp] {
-                continue;
-            }
-            match self.place_on(slot, sp, sim) {
-                OnPool::Placed => return Tried::Placed,
-                OnPool::NoCapacity => {
-                    let gpus = self.jobs[slot as usize].gpus;
-                    if gpus < self.no_capacity_gpus[sp] {
-                        self.no_capacity_gpus[sp] = gpus;
+        for &round in rounds {
+            // The round's pools the job may try, in order: the next one after `from`, asked
+            // of `triable` each time, as a refusal may change it.
+            let mut from = 0;
+            loop {
+                let left = triable & round & u64::MAX.checked_shl(from).unwrap_or(0);
+                if left == 0 {
+                    break;
+                }
+                let sp = left.trailing_zeros() as usize;
+                from = sp as u32 + 1;
+                self.last_triable |= 1 << sp;
+                if self.jobs[slot as usize].gpus >= self.no_capacity_gpus[sp] {
+                    continue;
+                }
+                match self.place_on(slot, sp, sim) {
+                    OnPool::Placed => return Tried::Placed,
+                    OnPool::NoCapacity => {
+                        let gpus = self.jobs[slot as usize].gpus;
+                        if gpus < self.no_capacity_gpus[sp] {
+                            self.no_capacity_gpus[sp] = gpus;
+                        }
                     }
+                    OnPool::Refused => {
+                        tried = Tried::Refused;
+                        triable = self.triable_pools(slot, now_h);
+                    }
+                    OnPool::Held if tried == Tried::NoRoom => tried = Tried::Held,
+                    OnPool::Held | OnPool::Later => {}
                 }
-                OnPool::Refused => {
-                    tried = Tried::Refused;
-                    triable = self.triable_pools(slot, now_h);
-                }
-                OnPool::Held if tried == Tried::NoRoom => tried = Tried::Held,
-                OnPool::Held | OnPool::Later => {}
             }
         }
         tried
