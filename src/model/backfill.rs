@@ -219,11 +219,15 @@ impl<'c> FleetSim<'c> {
     /// memos turn away alike are counted as tried and handed out in one go, as the pass would
     /// one by one (each takes one of `held_left`, and a job that takes the last, or comes once
     /// none is left, fails its class). Nothing changes while they are walked, so each class's
-    /// memo is looked up once, and the jobs of one class that come next are walked as a run. Stops at the first job
-    /// the memos do not tell; returns the jobs the pass may still turn away.
+    /// memo is looked up once, and the jobs of one class that come next are walked as a run.
+    /// Stops at the first job the memos do not tell; returns the jobs the pass may still turn
+    /// away.
     pub(super) fn walk_held(&mut self, mut held_left: u32, now_h: f64) -> u32 {
         let mut known = std::mem::take(&mut self.scratch_memo_at);
         known.clear();
+        // Counted here and added once: the loop calls `&mut self` methods, so a field would
+        // be written back to memory at every step.
+        let mut steps = 0;
         'walk: while let Some(run) = self.queue.peek_run() {
             let at = match known.iter().find(|(c, _)| *c == run.class) {
                 Some(&(_, at)) => at,
@@ -241,7 +245,7 @@ impl<'c> FleetSim<'c> {
                     break true;
                 }
                 last = Some(key);
-                self.queue_steps += 1;
+                steps += 1;
                 held_left = held_left.saturating_sub(1);
                 if held_left == 0 {
                     break false;
@@ -262,6 +266,7 @@ impl<'c> FleetSim<'c> {
             }
         }
         self.scratch_memo_at = known;
+        self.queue_steps += steps;
         held_left
     }
 
