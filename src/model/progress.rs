@@ -82,8 +82,9 @@ impl RunPlan {
     }
 }
 
-/// `x.ceil() as u64` for `x >= 0`, without a call: the default x86-64 target has no rounding
-/// instruction, so `f64::ceil` is a call to libm on every run planned.
+/// `x.ceil() as u64` for every `x` (NaN and negatives give 0, as the cast does), without a
+/// call: the default x86-64 target has no rounding instruction, so `f64::ceil` is a call to
+/// libm on every run planned.
 fn ceil_u64(x: f64) -> u64 {
     let whole = x as u64;
     if (whole as f64) < x {
@@ -138,6 +139,10 @@ mod tests {
     #[test]
     fn ceil_u64_is_std_ceil_cast_at_every_edge() {
         let edges = [
+            f64::NAN,
+            f64::NEG_INFINITY,
+            -0.5,
+            -0.0,
             0.0,
             f64::MIN_POSITIVE,
             0.5,
@@ -160,8 +165,13 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn ceil_u64_is_std_ceil_cast(bits in 0u64..0x7ff0_0000_0000_0000) {
+        fn ceil_u64_is_std_ceil_cast(bits in proptest::prelude::any::<u64>()) {
             let x = f64::from_bits(bits);
+            proptest::prop_assert_eq!(ceil_u64(x), x.ceil() as u64, "{}", x);
+        }
+
+        #[test]
+        fn ceil_u64_is_std_ceil_cast_on_ratios_of_run_lengths(x in 0.0f64..1e6) {
             proptest::prop_assert_eq!(ceil_u64(x), x.ceil() as u64, "{}", x);
         }
     }
