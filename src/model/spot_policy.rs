@@ -142,7 +142,12 @@ impl<'c> FleetSim<'c> {
     }
 
     /// `(on-demand opens, spot closes)` for a waiting job under a deadline rule, hours.
+    // Inline: every job entering the queue asks, and most strategies have no deadline rule.
+    #[inline]
     fn deadline_times(&self, slot: u32) -> Option<(f64, f64)> {
+        if !self.strategy.spot_policy.is_deadline_rule() {
+            return None;
+        }
         let schedule = self.deadline_schedule(slot)?;
         let spot_until_h = schedule.spot_until_h;
         let od_from_h = match self.strategy.spot_policy {
@@ -156,19 +161,16 @@ impl<'c> FleetSim<'c> {
 
     /// Sets when on-demand opens and spot closes to a job entering the queue, with timers.
     pub(super) fn plan_deadline(&mut self, slot: u32, sim: &mut Sim<Event>) {
-        // No deadline rule: both open for good, as `deadline_times` would say.
-        if !self.strategy.spot_policy.is_deadline_rule() {
-            let job = &mut self.jobs[slot as usize];
+        let times = self.deadline_times(slot);
+        let job = &mut self.jobs[slot as usize];
+        // No deadline rule applies: both open for good, and no timer.
+        let Some((od_from_h, spot_until_h)) = times else {
             (job.od_from_h, job.spot_until_h) = (f64::NEG_INFINITY, f64::INFINITY);
             return;
-        }
-        let now_h = sim.now_h();
-        let (od_from_h, spot_until_h) = self
-            .deadline_times(slot)
-            .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
-        let job = &mut self.jobs[slot as usize];
+        };
         job.od_from_h = od_from_h;
         job.spot_until_h = spot_until_h;
+        let now_h = sim.now_h();
         let run = job.run;
         for (i, at_h) in [od_from_h, spot_until_h].into_iter().enumerate() {
             // Under `greedy` both are one time: one timer does.
