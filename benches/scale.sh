@@ -8,6 +8,7 @@
 #   SCALES="4 64" MONTHS=1 benches/scale.sh
 #   FLEETSIM=/path/to/other/build benches/scale.sh
 #   CALLGRIND=0 benches/scale.sh       # wall times only (callgrind takes ~50x the run)
+#   STRATEGY=hybrid-dgx-spot benches/scale.sh   # one strategy of the scenario alone
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scales=${SCALES:-1 4 16 64 312}
@@ -18,6 +19,32 @@ callgrind=${CALLGRIND:-1}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 [ -n "${FLEETSIM:-}" ] || cargo build --release --quiet
+
+# With STRATEGY, a copy of the built-in scenario (as `fleetsim init` writes it) that keeps that
+# strategy alone, as the baseline: where the cost of a job goes, strategy by strategy.
+scenario=()
+if [ -n "${STRATEGY:-}" ]; then
+    "$bin" init "$out/default.toml" >/dev/null 2>"$out/init.err" || { cat "$out/init.err" >&2; exit 1; }
+    awk -v keep="$STRATEGY" '
+        function flush() {
+            if (name == keep) { printf "%s", block; found = 1 }
+            block = ""; name = ""
+        }
+        /^\[/ { flush(); in_strategy = ($0 == "[[strategy]]") }
+        in_strategy {
+            block = block $0 "\n"
+            if ($1 == "name") { name = $3; gsub(/"/, "", name) }
+            next
+        }
+        /^baseline = / { $0 = "baseline = \"" keep "\"" }
+        { print }
+        END {
+            flush()
+            if (!found) { print "scale.sh: the scenario has no strategy " keep > "/dev/stderr"; exit 1 }
+        }
+    ' "$out/default.toml" > "$out/one.toml"
+    scenario=("$out/one.toml")
+fi
 
 # The --set options of the scenario at k times.
 scaled() {
@@ -33,11 +60,11 @@ scaled() {
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs);" \
-    "$("$bin" --version), commit $(git rev-parse --short HEAD); $months months, 1 replication, 1 thread"
+    "$("$bin" --version), commit $(git rev-parse --short HEAD); $months months, 1 replication, 1 thread${STRATEGY:+, strategy $STRATEGY alone}"
 printf '%6s %8s %12s %14s %14s %12s\n' scale GPUs jobs instr/job "jobs/s (best)" "max RSS KB"
 for k in $scales; do
     # shellcheck disable=SC2046
-    cmd=("$bin" run --replications 1 --threads 1 --no-charts --quiet --force --out "$out/x$k" $(scaled "$k"))
+    cmd=("$bin" run "${scenario[@]}" --replications 1 --threads 1 --no-charts --quiet --force --out "$out/x$k" $(scaled "$k"))
     best=""
     for _ in $(seq "$runs"); do
         /usr/bin/time -f "%e %M" -o "$out/time" "${cmd[@]}" 2>/dev/null
