@@ -27,20 +27,29 @@ if [ -n "${STRATEGY:-}" ]; then
     "$bin" init "$out/default.toml" >/dev/null 2>"$out/init.err" || { cat "$out/init.err" >&2; exit 1; }
     awk -v keep="$STRATEGY" '
         function flush() {
-            if (name == keep) { printf "%s", block; found = 1 }
+            if (in_strategy) { names = names " " name }
+            if (in_strategy && name == keep) { printf "%s", block; found = 1 }
             block = ""; name = ""
         }
-        /^\[/ { flush(); in_strategy = ($0 == "[[strategy]]") }
+        /^[ \t]*\[/ { flush(); in_strategy = ($0 ~ /^[ \t]*\[\[[ \t]*strategy[ \t]*\]\]/) }
         in_strategy {
             block = block $0 "\n"
-            if ($1 == "name") { name = $3; gsub(/"/, "", name) }
+            if ($0 ~ /^[ \t]*name[ \t]*=/) {
+                name = $0
+                sub(/^[^=]*=[ \t]*/, "", name)
+                sub(/[ \t]*(#.*)?$/, "", name)
+                gsub(/^["\047]|["\047]$/, "", name)
+            }
             next
         }
-        /^baseline = / { $0 = "baseline = \"" keep "\"" }
+        /^[ \t]*baseline[ \t]*=/ { $0 = "baseline = \"" keep "\"" }
         { print }
         END {
             flush()
-            if (!found) { print "scale.sh: the scenario has no strategy " keep > "/dev/stderr"; exit 1 }
+            if (!found) {
+                print "scale.sh: the scenario has no strategy " keep "; it has:" names > "/dev/stderr"
+                exit 1
+            }
         }
     ' "$out/default.toml" > "$out/one.toml"
     scenario=("$out/one.toml")
@@ -64,7 +73,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 printf '%6s %8s %12s %14s %14s %12s\n' scale GPUs jobs instr/job "jobs/s (best)" "max RSS KB"
 for k in $scales; do
     # shellcheck disable=SC2046
-    cmd=("$bin" run "${scenario[@]}" --replications 1 --threads 1 --no-charts --quiet --force --out "$out/x$k" $(scaled "$k"))
+    cmd=("$bin" run ${scenario[@]+"${scenario[@]}"} --replications 1 --threads 1 --no-charts --quiet --force --out "$out/x$k" $(scaled "$k"))
     best=""
     for _ in $(seq "$runs"); do
         /usr/bin/time -f "%e %M" -o "$out/time" "${cmd[@]}" 2>/dev/null
