@@ -396,6 +396,16 @@ impl NodeSet {
         None
     }
 
+    /// [`Self::pick`] for the loops over buckets, which ask up to one per GPU count of a node:
+    /// an empty bucket is told without a call.
+    #[inline]
+    fn pick_any(&self, free: u32, need: u32, spare: &[(u32, u32)], plan: &GangPlan) -> Option<u32> {
+        if self.by_free[free as usize].is_empty() {
+            return None;
+        }
+        self.pick(free, need, spare, plan)
+    }
+
     fn plan_node_local(&self, gpus: u32, spare: &[(u32, u32)], plan: &mut GangPlan) {
         let per_node = self.gpus_per_node;
         for _ in 0..gpus / per_node {
@@ -406,7 +416,7 @@ impl NodeSet {
         }
         let rest = gpus % per_node;
         if rest > 0 {
-            match (rest..=per_node).find_map(|free| self.pick(free, rest, spare, plan)) {
+            match (rest..=per_node).find_map(|free| self.pick_any(free, rest, spare, plan)) {
                 Some(node) => plan.pieces.push((node, rest)),
                 None => plan.new_nodes.push(rest),
             }
@@ -423,11 +433,15 @@ impl NodeSet {
             let found = if whole {
                 (1..=per_node)
                     .rev()
-                    .find_map(|k| self.pick(k, 1, spare, plan))
+                    .find_map(|k| self.pick_any(k, 1, spare, plan))
             } else {
                 (need..=per_node)
-                    .find_map(|k| self.pick(k, need, spare, plan))
-                    .or_else(|| (1..need).rev().find_map(|k| self.pick(k, 1, spare, plan)))
+                    .find_map(|k| self.pick_any(k, need, spare, plan))
+                    .or_else(|| {
+                        (1..need)
+                            .rev()
+                            .find_map(|k| self.pick_any(k, 1, spare, plan))
+                    })
             };
             let Some(node) = found else { break };
             let take = need.min(self.usable(node, spare));
