@@ -135,15 +135,16 @@ fn describe(kind: &std::fs::FileType) -> &'static str {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("fleetsim-regular-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join(name)
+    /// A path named `name` in a new folder, removed when the folder is dropped.
+    fn scratch(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        (dir, path)
     }
 
     #[test]
     fn a_file_of_exactly_the_limit_is_read_and_one_byte_more_is_refused() {
-        let path = scratch("ten");
+        let (_scratch, path) = scratch("ten");
         std::fs::write(&path, b"0123456789").unwrap();
         assert_eq!(read(&path, 10).unwrap(), b"0123456789");
         let error = read(&path, 9).unwrap_err();
@@ -169,7 +170,7 @@ mod tests {
         assert!(device.to_string().contains("a device"), "{device}");
         let folder = open(&std::env::temp_dir()).unwrap_err();
         assert!(folder.to_string().contains("a folder"), "{folder}");
-        let fifo = scratch("fifo");
+        let (_scratch, fifo) = scratch("fifo");
         let _ = std::fs::remove_file(&fifo);
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         assert!(made.unwrap().success(), "mkfifo failed");

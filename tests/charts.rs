@@ -3,12 +3,12 @@
 //! result folder in tests/data/charts (CSV files and run.json only).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use fleetsim::charts::INPUT_FILES;
 use fleetsim::charts::style::strategy_color;
 
-use crate::common::{fleetsim, temp_dir};
+use crate::common::{TestDir, fleetsim, temp_dir};
 
 const FIXTURE: &str = "tests/data/charts";
 const CHARTS: [&str; 6] = [
@@ -22,7 +22,7 @@ const CHARTS: [&str; 6] = [
 const STRATEGIES: [&str; 3] = ["cloud-on-demand", "reserved-burst", "hybrid-dgx-spot"];
 
 /// A copy of the fixture's result files (without the scenario), as a user would copy results.
-fn copied_results(name: &str, leave_out: &[&str]) -> PathBuf {
+fn copied_results(name: &str, leave_out: &[&str]) -> TestDir {
     let dir = temp_dir(name);
     for file in INPUT_FILES.iter().filter(|f| !leave_out.contains(f)) {
         fs::copy(Path::new(FIXTURE).join(file), dir.join(file)).unwrap();

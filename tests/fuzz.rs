@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::common::temp_dir;
 use fleetsim::files;
 use fleetsim::records::{ChargePeriod, RunInfo};
 use fleetsim::runner::{self, RunError};
@@ -134,7 +135,7 @@ fn exercise(text: &str, overrides: &[Override]) -> Result<(), TestCaseError> {
         );
     }
     let _ = fleetsim::terminal::summary_table(config, &run_output.aggregates);
-    let dir = scratch_dir();
+    let dir = temp_dir("fuzz");
     let scenario = serde_json::to_value(&loaded.resolved).expect("the scenario serializes");
     let info = RunInfo {
         fleetsim_version: "fuzz".into(),
@@ -158,15 +159,6 @@ fn verbose(outcome: &str, message: &str) {
             detail.chars().take(100).collect::<String>()
         );
     }
-}
-
-/// One folder per test thread, reused.
-fn scratch_dir() -> PathBuf {
-    let thread = format!("{:?}", std::thread::current().id());
-    let name: String = thread.chars().filter(char::is_ascii_digit).collect();
-    let dir = std::env::temp_dir().join(format!("fleetsim-fuzz-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    dir
 }
 
 // ---- mutations of valid scenarios ----------------------------------------------------------

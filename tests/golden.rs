@@ -62,7 +62,8 @@ fn first_difference(name: &str, expected: &str, actual: &str) -> String {
 
 #[test]
 fn csv_outputs_match_the_golden_files() {
-    let out = temp_dir("golden").join("out");
+    let dir = temp_dir("golden");
+    let out = dir.join("out");
     let out_text = out.to_string_lossy();
     let args = [
         "run",

@@ -556,6 +556,7 @@ fn fit_then_run_gives_back_the_traces_arrivals_and_gpu_hours() {
 mod fuzz {
     use std::path::PathBuf;
 
+    use crate::common::temp_dir;
     use fleetsim::fit::{FitOptions, SplitBy, fit};
     use fleetsim::trace::{ReadOptions, TimeZoneSpec, TraceFormat, read};
     use proptest::prelude::*;
@@ -586,10 +587,8 @@ mod fuzz {
 
     /// Reads `bytes` as `format` (PAI: as its job table, beside the sample task table) and, if
     /// it reads, fits it: either may refuse, neither may panic.
-    fn exercise(bytes: &[u8], format: TraceFormat, case: u64) {
-        let dir =
-            std::env::temp_dir().join(format!("fleetsim-trace-fuzz-{}-{case}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+    fn exercise(bytes: &[u8], format: TraceFormat) {
+        let dir = temp_dir("trace-fuzz");
         let path: PathBuf = if format == TraceFormat::Pai {
             std::fs::copy(
                 "tests/data/traces/pai/pai_task_table.csv",
@@ -622,7 +621,6 @@ mod fuzz {
         } else if let Err(error) = read(&path, &options) {
             assert!(!error.to_string().is_empty());
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     proptest! {
@@ -632,16 +630,14 @@ mod fuzz {
         fn any_bytes_are_read_or_refused_without_a_panic(
             bytes in proptest::collection::vec(any::<u8>(), 0..400),
             format in 0..7usize,
-            case in any::<u64>(),
         ) {
-            exercise(&bytes, TraceFormat::ALL[format], case);
+            exercise(&bytes, TraceFormat::ALL[format]);
         }
 
         #[test]
         fn mutated_traces_are_read_or_refused_without_a_panic(
             sample in 0..SAMPLES.len(),
             edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0..3u8), 1..6),
-            case in any::<u64>(),
         ) {
             let (format, file) = SAMPLES[sample];
             let mut bytes = std::fs::read(file).unwrap();
@@ -658,7 +654,7 @@ mod fuzz {
                     }
                 }
             }
-            exercise(&bytes, format, case);
+            exercise(&bytes, format);
         }
     }
 }

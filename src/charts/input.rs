@@ -353,10 +353,8 @@ mod tests {
 
     #[test]
     fn every_missing_file_is_named_at_once() {
-        let dir =
-            std::env::temp_dir().join(format!("fleetsim-charts-input-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         fs::copy(fixture().join("run.json"), dir.join("run.json")).unwrap();
         fs::copy(fixture().join("pools.csv"), dir.join("pools.csv")).unwrap();
         let error = Results::load(&dir).unwrap_err();

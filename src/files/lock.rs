@@ -197,8 +197,9 @@ mod tests {
 
     #[test]
     fn a_folder_is_held_by_one_command_at_a_time() {
-        let dir = std::env::temp_dir().join(format!("fleetsim-lock-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        // A folder that does not exist yet: the code under test makes it.
+        let dir = scratch.path().join("out");
         let first = lock_dir(&dir, LockMode::Exclusive, "fleetsim run a.toml").unwrap();
         assert!(first.created());
         let error = lock_dir(&dir, LockMode::Exclusive, "fleetsim run b.toml").unwrap_err();

@@ -685,9 +685,8 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_full_disk_is_reported_with_the_path() {
-        let dir = std::env::temp_dir().join(format!("fleetsim-full-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         if !full_disk_for(&dir, "summary.csv") {
             return; // Not on Linux.
         }
@@ -725,8 +724,8 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_copy_on_a_full_disk_names_the_destination_and_leaves_nothing() {
-        let dir = std::env::temp_dir().join(format!("fleetsim-copy-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         fs::create_dir_all(dir.join("to")).unwrap();
         let from = dir.join("monthly.csv");
         fs::write(&from, vec![b'1'; 200_000]).unwrap();
@@ -756,9 +755,8 @@ mod tests {
 
     #[test]
     fn a_failed_write_leaves_no_temporary_file() {
-        let dir = std::env::temp_dir().join(format!("fleetsim-partial-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let pending = write_bytes(&dir, "a.txt", b"a").unwrap();
         assert!(dir.join("a.txt.partial").exists());
         pending.discard();
@@ -774,9 +772,8 @@ mod tests {
 
     #[test]
     fn staged_files_go_into_place_together_or_leave_no_temporary() {
-        let dir = std::env::temp_dir().join(format!("fleetsim-staged-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let partials = |dir: &Path| {
             fs::read_dir(dir)
                 .unwrap()
@@ -809,8 +806,9 @@ mod tests {
 
     #[test]
     fn tables_read_back_to_the_same_numbers() {
-        let dir = std::env::temp_dir().join(format!("fleetsim-table-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        // A folder that does not exist yet: the code under test makes it.
+        let dir = scratch.path().join("out");
         create_dir(&dir).unwrap();
         let header = ["a.b".to_string(), "x".to_string(), "n".to_string()];
         let rows = vec![
@@ -844,8 +842,9 @@ mod tests {
 
     #[test]
     fn a_folder_of_another_scenario_is_not_overwritten() {
-        let dir = std::env::temp_dir().join(format!("fleetsim-prepare-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        // A folder that does not exist yet: the code under test makes it.
+        let dir = scratch.path().join("out");
         let scenario = serde_json::json!({"name": "a", "pool": [{"name": "dgx", "nodes": 2}]});
         assert!(prepare_dir(&dir, "a", &scenario, false).unwrap().is_empty());
         fs::write(
@@ -885,9 +884,8 @@ mod tests {
     /// stays.
     #[test]
     fn stale_files_are_only_those_of_the_manifest() {
-        let dir = std::env::temp_dir().join(format!("fleetsim-stale-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         for name in ["jobs.csv", "summary.csv", "mine.csv"] {
             fs::write(dir.join(name), "x").unwrap();
         }

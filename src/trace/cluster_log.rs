@@ -141,9 +141,8 @@ mod tests {
 
     #[test]
     fn bad_helios_rows_are_named() {
-        let dir =
-            std::env::temp_dir().join(format!("fleetsim-trace-helios-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let header = "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n";
         let cases = [
             (

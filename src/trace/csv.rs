@@ -120,8 +120,8 @@ mod tests {
     use super::*;
 
     fn read_text(name: &str, text: &str) -> Result<Trace, TraceError> {
-        let dir = std::env::temp_dir().join(format!("fleetsim-trace-csv-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
         read_trace(
@@ -246,7 +246,8 @@ mod tests {
             error.contains("line 2, column 5: not a text file"),
             "{error}"
         );
-        let dir = std::env::temp_dir().join(format!("fleetsim-trace-csv-{}", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let path = dir.join("real.gz");
         std::fs::write(&path, [0x1f, 0x8b, 8, 0, 0, 0]).unwrap();
         let error = read_trace(

@@ -244,9 +244,8 @@ mod tests {
 
     #[test]
     fn broken_json_is_named_by_line_and_column() {
-        let dir =
-            std::env::temp_dir().join(format!("fleetsim-trace-philly-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let cases = [
             (
                 "[{\"jobid\": \"a\",\n \"submitted_time\": 5",

@@ -227,8 +227,8 @@ mod tests {
 
     #[test]
     fn bad_sacct_rows_are_named() {
-        let dir = std::env::temp_dir().join(format!("fleetsim-trace-slurm-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let header = "JobID|Submit|Start|End|Elapsed|AllocTRES|State|Account|Partition\n";
         let cases = [
             (

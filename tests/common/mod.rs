@@ -58,12 +58,41 @@ pub fn skip_or_fail(reason: &str) {
     let _ = writeln!(std::io::stdout().lock(), "SKIPPED: {test}: {reason}");
 }
 
-/// A fresh, empty temporary folder for one test.
-pub fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("fleetsim-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty temporary folder for one test, removed with all it holds when the test ends,
+/// passed or failed, so that the suite leaves the machine as it found it. Set
+/// `FLEETSIM_KEEP_TEST_DIRS` to keep them for a look (their paths name the test).
+pub fn temp_dir(name: &str) -> TestDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("fleetsim-test-{name}-"))
+        // Readable by all, as a plain `mkdir` makes it: the Slurm tests' daemons read it.
+        .permissions(std::fs::Permissions::from_mode(0o755))
+        .disable_cleanup(std::env::var_os("FLEETSIM_KEEP_TEST_DIRS").is_some())
+        .tempdir()
+        .expect("a temporary folder");
+    TestDir(dir)
+}
+
+/// A test's temporary folder ([`temp_dir`]): a path, deleted on drop.
+pub struct TestDir(tempfile::TempDir);
+
+impl std::ops::Deref for TestDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for TestDir {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TestDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.path().as_os_str()
+    }
 }
 
 /// Every file under `dir` (by path relative to it) with its bytes, less the files that say how

@@ -176,17 +176,17 @@ fn push_step(steps: &mut Vec<(f64, u32)>, from_h: f64, nodes: u32) {
 mod tests {
     use super::*;
 
-    fn write(name: &str, text: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("fleetsim-avail-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
+    /// `text` in a file named `name` in a new folder, removed when the folder is dropped.
+    fn write(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
-        path
+        (dir, path)
     }
 
     #[test]
     fn a_json_single_node_trace_reads_zero_as_available() {
-        let path = write(
+        let (_scratch, path) = write(
             "t.json",
             r#"{"metadata": {"gap_seconds": 600}, "data": [0, 0, 0, 1, 1, 0]}"#,
         );
@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn a_json_multi_node_trace_counts_nodes() {
-        let path = write(
+        let (_scratch, path) = write(
             "m.json",
             r#"{"metadata": {"gap_seconds": 3600}, "data": [4, 4, 2, 0]}"#,
         );
@@ -223,11 +223,11 @@ mod tests {
 
     #[test]
     fn a_csv_trace_takes_nodes_or_available() {
-        let nodes = write("n.csv", "time,nodes\n0,3\n3600,0\n7200,3\n");
+        let (_scratch, nodes) = write("n.csv", "time,nodes\n0,3\n3600,0\n7200,3\n");
         let trace = read(&nodes).unwrap();
         assert_eq!(trace.steps, vec![(0.0, 3), (1.0, 0), (2.0, 3)]);
         assert_eq!(trace.length_h, 3.0);
-        let available = write("a.csv", "time,available\n0,1\n36000,0\n");
+        let (_scratch, available) = write("a.csv", "time,available\n0,1\n36000,0\n");
         assert_eq!(
             read(&available).unwrap().steps,
             vec![(0.0, CapacityTrace::UNLIMITED), (10.0, 0)]
@@ -236,21 +236,21 @@ mod tests {
 
     #[test]
     fn bad_traces_say_what_is_wrong() {
-        let half = write("h.csv", "time,nodes\n0,1.5\n");
+        let (_scratch, half) = write("h.csv", "time,nodes\n0,1.5\n");
         assert!(
             read(&half)
                 .unwrap_err()
                 .to_string()
                 .contains("whole number")
         );
-        let gap = write("g.json", r#"{"metadata": {"gap_seconds": 0}, "data": [0]}"#);
+        let (_scratch, gap) = write("g.json", r#"{"metadata": {"gap_seconds": 0}, "data": [0]}"#);
         assert!(read(&gap).unwrap_err().to_string().contains("gap_seconds"));
-        let negative = write(
+        let (_scratch, negative) = write(
             "n.json",
             r#"{"metadata": {"gap_seconds": 60}, "data": [0, -1]}"#,
         );
         assert!(read(&negative).unwrap_err().to_string().contains("data[1]"));
-        let shape = write("s.json", r#"{"data": [0]}"#);
+        let (_scratch, shape) = write("s.json", r#"{"data": [0]}"#);
         assert!(read(&shape).unwrap_err().to_string().contains("metadata"));
     }
 }

@@ -174,17 +174,17 @@ pub fn read_steps_of(
 mod tests {
     use super::*;
 
-    fn write(name: &str, text: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("fleetsim-demand-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
+    /// `text` in a file named `name` in a new folder, removed when the folder is dropped.
+    fn write(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
-        path
+        (dir, path)
     }
 
     #[test]
     fn a_curve_starts_at_zero_and_repeats_after_its_last_step() {
-        let path = write(
+        let (_scratch, path) = write(
             "curve.csv",
             "time,gpus,note\n2026-05-04T00:00:00Z,4,a\n2026-05-04T06:00:00Z,10,b\n2026-05-04T18:00:00Z,6,c\n",
         );
@@ -192,7 +192,7 @@ mod tests {
         assert_eq!(trace.steps, vec![(0.0, 4.0), (6.0, 10.0), (18.0, 6.0)]);
         // The last step lasts as long as the one before it (12 h): a period of 30 h.
         assert_eq!(trace.period_h, 30.0);
-        let seconds = write("seconds.csv", "gpus,time\n2,3600\n3,7200\n");
+        let (_scratch, seconds) = write("seconds.csv", "gpus,time\n2,3600\n3,7200\n");
         assert_eq!(read(&seconds).unwrap().steps, vec![(0.0, 2.0), (1.0, 3.0)]);
     }
 
@@ -214,7 +214,7 @@ mod tests {
             ("when,gpus\n0,1\n", "`time`"),
             ("time,gpus\n", "has no rows"),
         ] {
-            let path = write("bad.csv", text);
+            let (_scratch, path) = write("bad.csv", text);
             let message = read(&path).unwrap_err().to_string();
             assert!(message.contains(expected), "{text:?}: {message}");
         }

@@ -791,8 +791,8 @@ mod tests {
 
     #[test]
     fn a_job_the_trace_marks_not_checkpointable_does_not_checkpoint() {
-        let dir = std::env::temp_dir().join(format!("fleetsim-replay-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let csv = dir.join("flags.csv");
         std::fs::write(
             &csv,
