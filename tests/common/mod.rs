@@ -65,7 +65,8 @@ pub fn temp_dir(name: &str) -> TestDir {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::Builder::new()
         .prefix(&format!("fleetsim-test-{name}-"))
-        // Readable by all, as a plain `mkdir` makes it: the Slurm tests' daemons read it.
+        // What a plain `mkdir` gave these folders before (tempfile's default is owner-only):
+        // the Slurm tests start a cluster's daemons in them.
         .permissions(std::fs::Permissions::from_mode(0o755))
         .disable_cleanup(std::env::var_os("FLEETSIM_KEEP_TEST_DIRS").is_some())
         .tempdir()
