@@ -357,7 +357,7 @@ mod tests {
         let dir = scratch.path();
         fs::copy(fixture().join("run.json"), dir.join("run.json")).unwrap();
         fs::copy(fixture().join("pools.csv"), dir.join("pools.csv")).unwrap();
-        let error = Results::load(&dir).unwrap_err();
+        let error = Results::load(dir).unwrap_err();
         let ChartError::Missing { files, .. } = &error else {
             panic!("{error}");
         };
@@ -380,11 +380,11 @@ mod tests {
             "strategy,metric,mean,std,ci95_low,ci95_high,p5,p50,p95,n\n",
         )
         .unwrap();
-        let error = Results::load(&dir).unwrap_err();
+        let error = Results::load(dir).unwrap_err();
         assert_eq!(
             error.to_string(),
             format!("{}: has no rows", dir.join("summary.csv").display())
         );
-        fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -687,11 +687,11 @@ mod tests {
     fn a_full_disk_is_reported_with_the_path() {
         let scratch = tempfile::tempdir().unwrap();
         let dir = scratch.path();
-        if !full_disk_for(&dir, "summary.csv") {
+        if !full_disk_for(dir, "summary.csv") {
             return; // Not on Linux.
         }
         let rows: Vec<(u32, f64)> = (0..10_000).map(|i| (i, f64::from(i) / 3.0)).collect();
-        let error = write_csv(&dir, "summary.csv", &rows, Money::None)
+        let error = write_csv(dir, "summary.csv", &rows, Money::None)
             .err()
             .unwrap();
         let path = dir.join("summary.csv").display().to_string();
@@ -709,15 +709,15 @@ mod tests {
             "{cause:?}"
         );
         assert!(!dir.join("summary.csv.partial").exists());
-        assert!(full_disk_for(&dir, "run.json"));
-        let error = write_bytes(&dir, "run.json", &[b'x'; 100_000])
+        assert!(full_disk_for(dir, "run.json"));
+        let error = write_bytes(dir, "run.json", &[b'x'; 100_000])
             .err()
             .unwrap();
         assert!(
             error.to_string().contains("run.json: cannot write"),
             "{error}"
         );
-        fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(dir).unwrap();
     }
 
     /// Merge's copy on a full disk named the source and left a `.partial`.
@@ -750,24 +750,24 @@ mod tests {
             "{error}"
         );
         assert_eq!(fs::read_dir(dir.join("to")).unwrap().count(), 0);
-        fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn a_failed_write_leaves_no_temporary_file() {
         let scratch = tempfile::tempdir().unwrap();
         let dir = scratch.path();
-        let pending = write_bytes(&dir, "a.txt", b"a").unwrap();
+        let pending = write_bytes(dir, "a.txt", b"a").unwrap();
         assert!(dir.join("a.txt.partial").exists());
         pending.discard();
         assert!(!dir.join("a.txt.partial").exists());
         // A temporary left by an interrupted earlier run is removed when the folder is reused.
         fs::write(dir.join("summary.csv.partial"), "half").unwrap();
-        prepare_dir(&dir, "a", &serde_json::Value::Null, true).unwrap();
+        prepare_dir(dir, "a", &serde_json::Value::Null, true).unwrap();
         assert!(!dir.join("summary.csv.partial").exists());
-        let committed = write_bytes(&dir, "b.txt", b"b").unwrap().commit().unwrap();
+        let committed = write_bytes(dir, "b.txt", b"b").unwrap().commit().unwrap();
         assert_eq!(fs::read(committed).unwrap(), b"b");
-        fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -784,24 +784,24 @@ mod tests {
         // Dropped before committing (an error while writing the rest): nothing stays.
         {
             let mut staged = Staged::default();
-            staged.push(write_bytes(&dir, "a.txt", b"a").unwrap());
-            staged.push(write_bytes(&dir, "b.txt", b"b").unwrap());
-            assert_eq!(partials(&dir), 2);
+            staged.push(write_bytes(dir, "a.txt", b"a").unwrap());
+            staged.push(write_bytes(dir, "b.txt", b"b").unwrap());
+            assert_eq!(partials(dir), 2);
         }
-        assert_eq!(partials(&dir), 0);
+        assert_eq!(partials(dir), 0);
         assert!(!dir.join("a.txt").exists());
         // A rename that fails (a non-empty folder in the way) stops there; the later files'
         // temporaries are removed, the earlier ones are in place.
         fs::create_dir_all(dir.join("b.txt").join("in-the-way")).unwrap();
         let mut staged = Staged::default();
         for name in ["a.txt", "b.txt", "c.txt"] {
-            staged.push(write_bytes(&dir, name, name.as_bytes()).unwrap());
+            staged.push(write_bytes(dir, name, name.as_bytes()).unwrap());
         }
         assert!(staged.commit_all().is_err());
         assert_eq!(fs::read(dir.join("a.txt")).unwrap(), b"a.txt");
         assert!(!dir.join("c.txt").exists());
-        assert_eq!(partials(&dir), 0);
-        fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(partials(dir), 0);
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -894,10 +894,10 @@ mod tests {
             "summary.csv".into(),
             "../escape".into(),
         ];
-        remove_stale(&dir, &previous, &["summary.csv".to_string()]).unwrap();
+        remove_stale(dir, &previous, &["summary.csv".to_string()]).unwrap();
         assert!(!dir.join("jobs.csv").exists());
         assert!(dir.join("summary.csv").exists());
         assert!(dir.join("mine.csv").exists());
-        fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(dir).unwrap();
     }
 }
