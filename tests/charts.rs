@@ -130,7 +130,6 @@ fn plot_draws_every_chart_from_copied_results() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("wrote 14 chart files"), "{stderr}");
     assert_charts(&dir);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -143,7 +142,6 @@ fn plot_names_the_missing_file() {
     assert!(stderr.contains("missing monthly.csv;"), "{stderr}");
     assert!(stderr.contains(dir.to_str().unwrap()), "{stderr}");
     assert!(!dir.join("cumulative_cost.png").exists());
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -168,7 +166,6 @@ fn plot_names_a_csv_that_is_not_ours() {
         stderr.contains("pools.csv: not a fleetsim result CSV"),
         "{stderr}"
     );
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -215,8 +212,6 @@ fn run_draws_charts_unless_told_not_to() {
         .filter(|name| name.ends_with(".png") || name.ends_with(".svg"))
         .collect();
     assert!(images.is_empty(), "--no-charts drew {images:?}");
-    fs::remove_dir_all(&dir).unwrap();
-    fs::remove_dir_all(&bare).unwrap();
 }
 
 /// Pixels of `rgb` in the rows from `top` down (the plots, below the heading and legend).
@@ -503,5 +498,4 @@ fn break_even_lines_paired_differences_and_provenance() {
             "{chart}: {footer:?}"
         );
     }
-    fs::remove_dir_all(&dir).unwrap();
 }

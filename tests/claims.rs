@@ -234,7 +234,6 @@ fn the_committed_page_has_the_shape_the_command_writes() {
             && stderr.contains("--only 2"),
         "{stderr}"
     );
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A shape line without the verdict's category (it may differ at 2 replications), but still
@@ -347,5 +346,4 @@ fn the_page_replaces_only_a_page_the_study_wrote_unless_forced() {
         stderr.contains("no such folder of claim scenarios"),
         "{stderr}"
     );
-    fs::remove_dir_all(&dir).unwrap();
 }

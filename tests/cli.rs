@@ -97,7 +97,6 @@ fn the_default_run_prints_a_comparison_and_writes_every_file() {
         run_json["scenario"]["pool"][0]["idle_power_kw_per_node"], 3.0,
         "resolved scenario"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -151,7 +150,6 @@ fn every_shipped_scenario_validates_and_runs() {
         crate::finops::check_focus_folder(&out);
     }
     assert!(seen >= 19, "the nine shipped scenarios and the ten claims'");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -190,7 +188,6 @@ fn a_bad_scenario_names_the_file_line_and_field() {
         !dir.join("out").exists(),
         "no output for a refused scenario"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -260,7 +257,6 @@ burst_after_wait_h = 24
         "took {:?}",
         started.elapsed()
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -303,7 +299,6 @@ fn a_rerun_leaves_no_file_of_the_earlier_run() {
         std::fs::read_to_string(out.join("notes.txt")).unwrap(),
         "mine"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -341,7 +336,6 @@ fn the_design_documents_example_scenario_validates_and_runs() {
     );
     let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(summary.contains("hybrid-dgx-spot,total_cost,"), "{summary}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// The terminal summary must not hide jobs that never start. One DGX node's worth of

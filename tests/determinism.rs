@@ -50,7 +50,6 @@ fn output_files_are_byte_identical_on_one_and_two_threads() {
         assert!(one == two, "{file} differs between 1 and 2 threads");
         assert!(one.len() > 100, "{file} is suspiciously small");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Services and every other feature: the same bytes on one and two threads.
@@ -93,7 +92,6 @@ fn a_scenario_with_every_feature_gives_the_same_bytes_on_one_and_two_threads() {
         assert!(one == two, "{file} differs between 1 and 2 threads");
         assert!(one.len() > 100, "{file} is suspiciously small");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

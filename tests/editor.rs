@@ -602,7 +602,6 @@ fn init_writes_a_starter_that_validates_and_refuses_to_overwrite() {
     let out = fleetsim(&["init", "--list"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.starts_with("hybrid "), "{stdout}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -636,7 +635,6 @@ fn completions_complete_commands_and_flags_in_bash() {
     assert_eq!(commands.trim(), "sweep", "{commands}");
     let flags = complete("fleetsim run --rep").unwrap();
     assert_eq!(flags.trim(), "--replications", "{flags}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -679,5 +677,4 @@ fn man_prints_a_page_and_writes_one_per_command() {
     } else {
         println!("skipped the groff check: no groff");
     }
-    fs::remove_dir_all(&dir).unwrap();
 }

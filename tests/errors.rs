@@ -1842,7 +1842,6 @@ fn stdout_on_a_full_disk_is_an_error_not_a_panic() {
         out.join("summary.csv").is_file(),
         "the run's files are written first"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A reader that goes away (`fleetsim schema | head -1`) ends the command quietly with exit 0:
@@ -1929,7 +1928,6 @@ fn force_replaces_only_regular_files_and_follows_no_planted_partial() {
             .unwrap()
             .starts_with("# Fitted by")
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `fleetsim ARGS` under a 4 GiB address-space limit, so that a file read whole (a link to

@@ -810,7 +810,6 @@ fn the_golden_scenario_exports_a_consistent_bill() {
                 .any(|f| f["name"] == "focus.csv")
         );
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -924,7 +923,6 @@ fn every_csv_reads_cleanly_in_python() {
     ] {
         assert!(stdout.contains(file), "{file} not checked: {stdout}");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Linear-interpolation percentile (numpy's default), written here from its definition.
@@ -1001,7 +999,6 @@ fn monthly_budgets_are_percentiles_of_the_replications() {
         assert!(close(cost, number(r, "total_cost")), "{r:?}");
         assert!(close(cash, number(r, "total_cost_cash")), "{r:?}");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -1071,7 +1068,6 @@ fn empty_cells_read_back_for_plot_and_resume() {
         String::from_utf8_lossy(&again.stderr)
     );
     assert_eq!(std::fs::read(sweep.join("sweep.csv")).unwrap(), before);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// docs/finops.md's pandas and DuckDB examples, run on a fresh export: the Python of
@@ -1134,5 +1130,4 @@ fn the_finops_examples_run() {
         );
         assert!(stdout.contains("dgx-base"), "example {i} printed: {stdout}");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -69,7 +69,6 @@ fn a_run_in_memory_is_the_folder_the_cli_writes() {
             assert!(*bytes == on_disk[name], "{name} differs");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -116,5 +115,4 @@ fn a_sweep_in_memory_is_the_folder_the_cli_writes() {
     for ((name, a), (_, b)) in in_memory.iter().zip(&on_disk) {
         assert!(a == b, "{name} differs");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -152,7 +152,6 @@ fn run_writes_a_self_contained_report_that_escapes_user_text() {
     let again = fleetsim(&["report", out.to_str().unwrap()]);
     assert_eq!(again.status.code(), Some(0), "{again:?}");
     assert_eq!(fs::read_to_string(out.join("report.html")).unwrap(), first);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -167,7 +166,6 @@ fn report_names_a_folder_that_is_not_a_result_folder() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("missing run.json"), "{stderr}");
     assert!(!dir.join("report.html").exists());
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Chromium on the PATH; Err says why not and how to get it (the tests install nothing).
@@ -331,7 +329,6 @@ fn the_report_renders_in_headless_chromium_offline_and_not_blank() {
     assert!(status.status.success(), "{status:?}");
     let n = colours(&shot);
     assert!(n > 50, "the screenshot has {n} colours: blank?");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 // ---- break-even utilisation over the horizon ----------------------------------------------

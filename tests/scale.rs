@@ -120,7 +120,6 @@ fn the_instructions_per_job_do_not_grow_with_the_fleet() {
         ratio > 0.8,
         "{ratio:.2}: the runs are not what this test thinks"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// One inference service alone on an on-demand pool, `gpus` of mean demand with office hours
@@ -187,5 +186,4 @@ fn the_instructions_per_service_gpu_do_not_grow_with_the_demand() {
         ratio > 0.5,
         "{ratio:.2}: the runs are not what this test thinks"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -281,7 +281,6 @@ fn a_sweep_sharded_over_slurm_merges_into_the_unsharded_sweep() {
     assert!(unsharded.status.success(), "{}", show(&unsharded));
     assert_same_tree(&whole, &out.join("merged"));
     drop(cluster);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A Slurm client command against the test cluster, bounded by `timeout`.
@@ -458,5 +457,4 @@ fn a_slurm_history_replays_to_the_gpu_hours_sacct_accounted() {
         ids.len(),
         started.elapsed().as_secs_f64()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

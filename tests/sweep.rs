@@ -621,7 +621,6 @@ fn a_warning_shared_by_several_points_is_said_once() {
         lines[0].starts_with("warning: 3 points (000, 003, 006): pool `dgx` has nodes = 0"),
         "{stderr}"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 // ---- no silent loss, no foreign files touched ----------------------------------------------

@@ -182,7 +182,6 @@ fn a_two_parameter_grid_gets_a_frontier_a_chart_per_parameter_and_a_heatmap() {
         .filter(|t| t.len() >= 2)
         .count();
     assert!(cells >= 9, "a value in each of the 9 cells: {texts:?}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -227,7 +226,6 @@ fn a_one_parameter_sweep_has_no_heatmap() {
         "sweep_frontier",
         &["p95 wait from arrival to first start (hours)"],
     );
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -256,7 +254,6 @@ fn a_latin_hypercube_is_drawn_as_dots_with_a_trend() {
         "sweep_total_cost_heatmap",
         &["Latin hypercube", "ringed"],
     );
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -284,7 +281,6 @@ fn a_parameter_of_names_gets_its_names_on_the_axis() {
             "{stem}: {texts:?}"
         );
     }
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -357,7 +353,6 @@ fn no_charts_shards_merge_and_plot() {
             "sweep_wait_p95_h_by_pool.dgx.nodes",
         ])
     );
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -389,5 +384,4 @@ fn the_frontier_says_which_dots_it_cannot_draw() {
         subtitle.contains("hollow: more than 1 % of jobs unfinished at the end (waits of jobs never started count up to the end: lower bounds)"),
         "{texts:?}"
     );
-    fs::remove_dir_all(dir).unwrap();
 }

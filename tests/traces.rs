@@ -799,7 +799,6 @@ fn fit_takes_a_trace_path_with_control_characters() {
             "the name is shown escaped: {header}"
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A file given as a trace may be anything the user can read (a link to `/etc/shadow`): an
@@ -836,5 +835,4 @@ fn a_trace_error_quotes_no_content_but_a_likely_typo() {
                     submit_time, duration_h or duration_s, and gpus); of the 4 name(s) on its \
                     first line, it has `submit_tme` (for `submit_time`?)";
     assert!(stderr.contains(expected), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -385,6 +385,5 @@ mod tests {
             error.to_string(),
             format!("{}: has no rows", dir.join("summary.csv").display())
         );
-        fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -717,7 +717,6 @@ mod tests {
             error.to_string().contains("run.json: cannot write"),
             "{error}"
         );
-        fs::remove_dir_all(dir).unwrap();
     }
 
     /// Merge's copy on a full disk named the source and left a `.partial`.
@@ -750,7 +749,6 @@ mod tests {
             "{error}"
         );
         assert_eq!(fs::read_dir(dir.join("to")).unwrap().count(), 0);
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -767,7 +765,6 @@ mod tests {
         assert!(!dir.join("summary.csv.partial").exists());
         let committed = write_bytes(dir, "b.txt", b"b").unwrap().commit().unwrap();
         assert_eq!(fs::read(committed).unwrap(), b"b");
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -801,7 +798,6 @@ mod tests {
         assert_eq!(fs::read(dir.join("a.txt")).unwrap(), b"a.txt");
         assert!(!dir.join("c.txt").exists());
         assert_eq!(partials(dir), 0);
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -837,7 +833,6 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -877,7 +872,6 @@ mod tests {
             prepare_dir(&dir, "a", &scenario, false),
             Err(OutputError::NotEmpty { .. })
         ));
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Only what the previous manifest lists is removed: a file the folder's owner put there
@@ -898,6 +892,5 @@ mod tests {
         assert!(!dir.join("jobs.csv").exists());
         assert!(dir.join("summary.csv").exists());
         assert!(dir.join("mine.csv").exists());
-        fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -90,12 +90,6 @@ impl AsRef<Path> for TestDir {
     }
 }
 
-impl AsRef<std::ffi::OsStr> for TestDir {
-    fn as_ref(&self) -> &std::ffi::OsStr {
-        self.0.path().as_os_str()
-    }
-}
-
 /// Every file under `dir` (by path relative to it) with its bytes, less the files that say how
 /// a run went rather than what it found (`invocation*.json`).
 pub fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {

@@ -174,15 +174,8 @@ fn push_step(steps: &mut Vec<(f64, u32)>, from_h: f64, nodes: u32) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::write_temp as write;
     use super::*;
-
-    /// `text` in a file named `name` in a new folder, removed when the folder is dropped.
-    fn write(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(name);
-        std::fs::write(&path, text).unwrap();
-        (dir, path)
-    }
 
     #[test]
     fn a_json_single_node_trace_reads_zero_as_available() {

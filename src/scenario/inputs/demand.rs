@@ -172,15 +172,8 @@ pub fn read_steps_of(
 
 #[cfg(test)]
 mod tests {
+    use super::super::write_temp as write;
     use super::*;
-
-    /// `text` in a file named `name` in a new folder, removed when the folder is dropped.
-    fn write(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(name);
-        std::fs::write(&path, text).unwrap();
-        (dir, path)
-    }
 
     #[test]
     fn a_curve_starts_at_zero_and_repeats_after_its_last_step() {

@@ -12,6 +12,16 @@ pub mod replay;
 
 pub use replay::TraceCache;
 
+/// For the readers' tests: `text` in a file named `name` in a new temporary folder, removed
+/// with the folder when it is dropped.
+#[cfg(test)]
+fn write_temp(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
 /// The config pools that `written` became: itself, or one per instance size.
 pub(crate) fn pools_of<'a>(
     pools: &'a mut [crate::scenario::config::Pool],

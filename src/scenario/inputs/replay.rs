@@ -791,14 +791,10 @@ mod tests {
 
     #[test]
     fn a_job_the_trace_marks_not_checkpointable_does_not_checkpoint() {
-        let scratch = tempfile::tempdir().unwrap();
-        let dir = scratch.path();
-        let csv = dir.join("flags.csv");
-        std::fs::write(
-            &csv,
+        let (_scratch, csv) = super::super::write_temp(
+            "flags.csv",
             "submit_time,duration_h,gpus,checkpointable\n0,1,1,false\n1,1,1,true\n2,1,1,\n",
-        )
-        .unwrap();
+        );
         let text = format!(
             "start = \"2027-01-01\"\nhorizon_months = 1\n\n[[workload]]\nname = \"w\"\ntrace = \"{}\"\nreplay = \"exact\"\ncheckpoint = {{ every_h = 0.5, write_h = 0.01, restart_h = 0.01 }}\n\n[[pool]]\nname = \"p\"\ntype = \"on_demand\"\ngpu = \"H100\"\ngpus_per_node = 8\nprice_per_gpu_h = 1\n\n[[strategy]]\nname = \"s\"\npools = [\"p\"]\n",
             csv.display()
