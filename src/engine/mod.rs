@@ -91,6 +91,11 @@ impl<E: Copy> Sim<E> {
         self.events_handled
     }
 
+    /// Events scheduled so far (the last sequence number given).
+    pub fn events_scheduled(&self) -> u64 {
+        self.seq
+    }
+
     /// Events waiting in the queue.
     pub fn pending(&self) -> usize {
         self.queue.len() - usize::from(self.handling_top) + usize::from(self.earliest_new.is_some())

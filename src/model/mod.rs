@@ -516,6 +516,12 @@ pub struct FleetSim<'c> {
     class_timers: BinaryHeap<Reverse<(u64, u32, u32)>>,
     next_job_id: u64,
     pass_needed: bool,
+    /// The count of events handled when the last pass ended, if that pass leaves the queue
+    /// settled (see `pass`), and the quiet events since: timers, and newcomers that wait
+    /// without asking for a pass. While every event since was quiet, a pass places nothing
+    /// unless a timer moved a job to another class.
+    settled_at: Option<u64>,
+    quiet_events: u64,
     has_elastic: bool,
     /// Per pool, during a pass: the smallest gang that found no capacity there.
     no_capacity_gpus: Vec<u32>,
@@ -668,6 +674,8 @@ impl<'c> FleetSim<'c> {
             class_timers: BinaryHeap::new(),
             next_job_id: 0,
             pass_needed: false,
+            settled_at: None,
+            quiet_events: 0,
             has_elastic,
             scratch_nodes: Vec::new(),
             scratch_jobs: Vec::new(),
@@ -943,7 +951,17 @@ impl engine::Model for FleetSim<'_> {
     fn handle(&mut self, event: Event, sim: &mut Sim<Event>) {
         let now_h = sim.now_h();
         match event {
-            Event::Arrival { workload } => self.arrive(workload as usize, sim),
+            Event::Arrival { workload } => {
+                let tried = self.arrive(workload as usize, sim);
+                // It waits and asks for no pass: a pass would turn it away too. (Only elastic
+                // pools set timers, the events whose passes may be skipped.)
+                if self.has_elastic
+                    && matches!(tried, Tried::NoRoom | Tried::Held)
+                    && !self.pass_needed
+                {
+                    self.quiet_events += 1;
+                }
+            }
             Event::RunEnds { job, run } => {
                 let state = &self.jobs[job as usize];
                 if state.in_use && state.run == run && state.pool != NO_POOL {
@@ -992,7 +1010,10 @@ impl engine::Model for FleetSim<'_> {
                 state.constrained = state.episodes_active > 0;
                 self.pass_needed = true;
             }
-            Event::Wake => self.pass_needed = true,
+            Event::Wake => {
+                self.quiet_events += 1;
+                self.pass_needed = true;
+            }
             Event::ServiceTick { service } => self.service_tick(service as usize, sim),
             Event::ReplicaServes { replica, life } => self.replica_serves(replica, life, now_h),
         }

@@ -19,7 +19,8 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    pub(super) fn arrive(&mut self, w: usize, sim: &mut Sim<Event>) {
+    /// A job arrives and is tried at once (see `try_newcomer`): what came of that.
+    pub(super) fn arrive(&mut self, w: usize, sim: &mut Sim<Event>) -> Tried {
         let now_h = sim.now_h();
         let workload = &self.config.workloads[w];
         let spec = self.streams[w].next_spec;
@@ -148,6 +149,7 @@ impl<'c> FleetSim<'c> {
             self.pass_needed = true;
         }
         self.schedule_next_arrival(w, sim);
+        tried
     }
 
     /// Tries a job that just arrived. The queue is settled (every waiting job was tried at the
@@ -259,8 +261,9 @@ impl<'c> FleetSim<'c> {
     }
 
     /// Re-classes every waiting job whose burst threshold or retry timer has run out, all at
-    /// once, so the pass then takes them in queue order.
-    pub(super) fn run_due_timers(&mut self, now_h: f64) {
+    /// once, so the pass then takes them in queue order. Whether a job changed class.
+    pub(super) fn run_due_timers(&mut self, now_h: f64) -> bool {
+        let mut reclassed = false;
         while let Some(Reverse((bits, slot, run))) = self.class_timers.peek().copied() {
             if f64::from_bits(bits) > now_h {
                 break;
@@ -279,6 +282,8 @@ impl<'c> FleetSim<'c> {
                 )
                 .is_some_and(|from_h| from_h <= now_h);
             self.reclass(slot, now_h);
+            reclassed = true;
         }
+        reclassed
     }
 }
