@@ -737,7 +737,11 @@ pub(super) mod tests {
         }
         for extra in &variants {
             let config = load_default(&scaled(16, 1, extra)).unwrap().config;
-            idle_passes_checked(&config);
+            let checked = idle_passes_checked(&config);
+            assert!(
+                checked > 1_000,
+                "only {checked} skipped passes at x16 with {extra:?}"
+            );
         }
         // At this scale a quarter of the walks over turned-away jobs stop at the cap.
         let config = load_default(&scaled(312, 1, &[])).unwrap().config;
