@@ -1020,6 +1020,8 @@ impl engine::Model for FleetSim<'_> {
         // Services before batch: reserves are topped up and lost replicas replaced first.
         if self.services_dirty {
             self.settle_services(sim);
+            // Replicas may have taken or given back GPUs: the next pass must look.
+            self.settled_at = None;
         }
         if self.pass_needed {
             self.pass(sim);
