@@ -651,7 +651,7 @@ impl<'c> FleetSim<'c> {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use crate::scenario::{Override, load, load_default};
+    use crate::scenario::{Config, Override, load, load_default};
     use std::cell::Cell;
     use std::path::Path;
 
@@ -660,23 +660,26 @@ pub(super) mod tests {
         pub(in crate::model) static IDLE_PASSES_CHECKED: Cell<u64> = const { Cell::new(0) };
     }
 
-    /// Simulates every strategy of `config` in replication 0; the passes skipped on the way.
-    fn idle_passes_checked(config: &crate::scenario::Config) -> u64 {
+    /// The passes skipped (and checked) while `simulate` runs.
+    fn skipped_while(simulate: impl FnOnce()) -> u64 {
         let before = IDLE_PASSES_CHECKED.with(Cell::get);
-        for strategy in 0..config.strategies.len() {
-            super::simulate(config, strategy, 0, false).expect("the run reaches its horizon");
-        }
+        simulate();
         IDLE_PASSES_CHECKED.with(Cell::get) - before
     }
 
-    fn sets(texts: &[String]) -> Vec<Override> {
-        texts.iter().map(|t| Override::parse(t).unwrap()).collect()
+    /// Simulates every strategy of `config` in replication 0; the passes skipped on the way.
+    fn skipped_in_every_strategy(config: &Config) -> u64 {
+        skipped_while(|| {
+            for strategy in 0..config.strategies.len() {
+                super::simulate(config, strategy, 0, false).expect("the run reaches its horizon");
+            }
+        })
     }
 
-    /// The default scenario `k` times over (as `benches/scale.sh` scales it), `months` long.
-    fn scaled(k: u32, months: u32, extra: &[String]) -> Vec<Override> {
+    /// The default scenario `k` times over (as `benches/scale.sh` scales it), for a month.
+    fn default_scaled(k: u32, extra: &[String]) -> Config {
         let mut texts = vec![
-            format!("horizon_months={months}"),
+            "horizon_months=1".to_string(),
             format!("workload.experiments.arrivals_per_day={}", 40 * k),
             format!("workload.fine-tuning.arrivals_per_day={}", 20 * k),
             format!(
@@ -689,17 +692,18 @@ pub(super) mod tests {
             format!("pool.aws-p5-spot.max_nodes={}", 16 * k),
         ];
         texts.extend_from_slice(extra);
-        sets(&texts)
+        let sets: Vec<Override> = texts.iter().map(|t| Override::parse(t).unwrap()).collect();
+        load_default(&sets).unwrap().config
     }
 
-    /// Every pass that `pass` skips (a timer whose job started since, after a settled queue)
-    /// is run after all in tests and must place nothing, move no job and keep the
-    /// reservation: on every shipped scenario, on the default scaled up until passes stop at
-    /// the cap of turned-away jobs, and under each queue discipline and placement.
+    // Every pass that `pass` skips is run after all in these tests (`check_idle_pass`) and
+    // must place nothing, move no job and keep the reservation.
+
+    /// On every shipped scenario and claim scenario, and the spot bench.
     #[test]
-    fn skipped_passes_would_place_nothing() {
+    fn skipped_passes_of_the_shipped_scenarios_would_place_nothing() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
+        let mut files = vec![root.join("benches/spot.toml")];
         for dir in ["scenarios", "scenarios/claims"] {
             for entry in std::fs::read_dir(root.join(dir)).unwrap() {
                 let path = entry.unwrap().path();
@@ -708,18 +712,19 @@ pub(super) mod tests {
                 }
             }
         }
-        files.push(root.join("benches/spot.toml"));
-        files.sort();
-        let mut checked = 0;
-        for path in &files {
-            let config = load(path, &[]).unwrap().config;
-            checked += idle_passes_checked(&config);
-        }
+        let checked: u64 = files
+            .iter()
+            .map(|path| skipped_in_every_strategy(&load(path, &[]).unwrap().config))
+            .sum();
         assert!(
             checked > 1_000,
             "only {checked} skipped passes in the shipped scenarios"
         );
+    }
 
+    /// On the default at x16 under each queue discipline and with spread placement.
+    #[test]
+    fn skipped_passes_under_each_discipline_would_place_nothing() {
         let burst = ["reserved-burst", "hybrid-dgx-on-demand", "hybrid-dgx-spot"];
         let mut variants: Vec<Vec<String>> = vec![Vec::new()];
         for field in [
@@ -736,23 +741,26 @@ pub(super) mod tests {
             );
         }
         for extra in &variants {
-            let config = load_default(&scaled(16, 1, extra)).unwrap().config;
-            let checked = idle_passes_checked(&config);
+            let checked = skipped_in_every_strategy(&default_scaled(16, extra));
             assert!(
                 checked > 1_000,
                 "only {checked} skipped passes at x16 with {extra:?}"
             );
         }
-        // At this scale a quarter of the walks over turned-away jobs stop at the cap.
-        let config = load_default(&scaled(312, 1, &[])).unwrap().config;
+    }
+
+    /// At x312, where a quarter of the walks over turned-away jobs stop at the cap.
+    #[test]
+    fn skipped_passes_at_the_cap_would_place_nothing() {
+        let config = default_scaled(312, &[]);
         let spot = config
             .strategies
             .iter()
             .position(|s| s.name == "hybrid-dgx-spot")
             .unwrap();
-        let before = IDLE_PASSES_CHECKED.with(Cell::get);
-        super::simulate(&config, spot, 0, false).unwrap();
-        let at_scale = IDLE_PASSES_CHECKED.with(Cell::get) - before;
+        let at_scale = skipped_while(|| {
+            super::simulate(&config, spot, 0, false).unwrap();
+        });
         assert!(at_scale > 100_000, "only {at_scale} skipped passes at x312");
     }
 }
