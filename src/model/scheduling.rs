@@ -897,6 +897,8 @@ pub(super) mod tests {
                 _ => load(&features, &overrides),
             };
             let config = loaded.unwrap_or_else(|e| panic!("{sets:?}: {e:#}")).config;
+            // Printed with the failure if this case fails (the harness keeps a test's output).
+            println!("case {case}: --set {}", sets.join(" --set "));
             checked.push(skipped_in_every_strategy(&config));
         }
         // Nearly every case must skip passes, or the test checks little (1,000 cases of this
