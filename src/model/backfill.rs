@@ -29,6 +29,20 @@ pub(super) enum Held {
     },
 }
 
+impl Held {
+    /// Whether a pass may give this on as it is, the nodes' changes being `changes`: not
+    /// worked out yet, or worked out on the nodes as they are with its start still to come
+    /// (once it has come, the job must start now, or something unforeseen happened).
+    pub(super) fn still_holds(&self, changes: u64, now_h: f64) -> bool {
+        match self {
+            Held::Unknown => true,
+            Held::Known { changes: c, on } => {
+                *c == changes && on.as_ref().is_none_or(|h| h.reservation.shadow_h > now_h)
+            }
+        }
+    }
+}
+
 /// A reservation on one strategy pool.
 #[derive(Debug, Clone)]
 pub(super) struct Holding {

@@ -122,16 +122,9 @@ impl<'c> FleetSim<'c> {
     }
 
     /// Whether a pass now would give the reservation `previous` on as it is (see
-    /// `reserve_for`): none, not worked out yet, or worked out on the nodes as they are, with
-    /// its start still to come.
+    /// `reserve_for`): none, or one that still holds.
     fn kept_as_is(&self, previous: Option<&Reserved>, now_h: f64) -> bool {
-        match previous.map(|r| &r.held) {
-            None | Some(Held::Unknown) => true,
-            Some(Held::Known { changes, on }) => {
-                *changes == self.nodes_changes()
-                    && on.as_ref().is_none_or(|h| h.reservation.shadow_h > now_h)
-            }
-        }
+        previous.is_none_or(|r| r.held.still_holds(self.nodes_changes(), now_h))
     }
 
     /// Tests only: the pass that `pass` skips is run after all and must change nothing. It
@@ -169,19 +162,14 @@ impl<'c> FleetSim<'c> {
         previous: Option<&Reserved>,
         now_h: f64,
     ) {
-        let changes = self.nodes_changes();
         let held = match previous {
-            Some(r) if r.slot == key.slot && r.class == class => match &r.held {
-                // Unless its start has come (then it must start now, or something unforeseen
-                // happened).
-                Held::Known { changes: c, on }
-                    if *c == changes
-                        && on.as_ref().is_none_or(|h| h.reservation.shadow_h > now_h) =>
-                {
-                    r.held.clone()
-                }
-                _ => Held::Unknown,
-            },
+            Some(r)
+                if r.slot == key.slot
+                    && r.class == class
+                    && r.held.still_holds(self.nodes_changes(), now_h) =>
+            {
+                r.held.clone()
+            }
             _ => Held::Unknown,
         };
         self.reserved = Some(Reserved {
@@ -692,8 +680,23 @@ pub(super) mod tests {
             format!("pool.aws-p5-spot.max_nodes={}", 16 * k),
         ];
         texts.extend_from_slice(extra);
-        let sets: Vec<Override> = texts.iter().map(|t| Override::parse(t).unwrap()).collect();
-        load_default(&sets).unwrap().config
+        config_with(false, &texts)
+    }
+
+    /// The default scenario, or `tests/data/features.toml`, with `--set` overrides `sets`.
+    fn config_with(features: bool, sets: &[impl AsRef<str>]) -> Config {
+        let overrides: Vec<Override> = sets
+            .iter()
+            .map(|t| Override::parse(t.as_ref()).unwrap())
+            .collect();
+        let loaded = if features {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/features.toml");
+            load(&path, &overrides)
+        } else {
+            load_default(&overrides)
+        };
+        let sets: Vec<&str> = sets.iter().map(AsRef::as_ref).collect();
+        loaded.unwrap_or_else(|e| panic!("{sets:?}: {e:#}")).config
     }
 
     // Every pass that `pass` skips is run after all in these tests (`check_idle_pass`) and
@@ -762,24 +765,19 @@ pub(super) mod tests {
     /// `--set` overrides of a random variant of the default scenario, for a month.
     fn random_default(pick: &mut impl FnMut(usize) -> usize) -> Vec<String> {
         let mut sets = vec!["horizon_months=1".to_string()];
-        for (workload, per_day) in [
-            ("experiments", 40.0),
-            ("fine-tuning", 20.0),
-            ("large-training", 0.5),
-        ] {
-            let times = [0.5, 1.0, 2.0, 4.0, 8.0][pick(5)];
-            sets.push(format!(
-                "workload.{workload}.arrivals_per_day={}",
-                per_day * times
-            ));
-        }
-        for (pool, field, most) in [
-            ("dgx", "nodes", 8),
-            ("aws-p5-spot", "max_nodes", 24),
-            ("aws-p5-reserved-y1", "nodes", 8),
-        ] {
-            sets.push(format!("pool.{pool}.{field}={}", 1 + pick(most)));
-        }
+        sets.extend(random_sizes(
+            pick,
+            &[
+                ("experiments", 40.0),
+                ("fine-tuning", 20.0),
+                ("large-training", 0.5),
+            ],
+            &[
+                ("dgx", "nodes", 8),
+                ("aws-p5-spot", "max_nodes", 24),
+                ("aws-p5-reserved-y1", "nodes", 8),
+            ],
+        ));
         // Refused requests (retry timers, and a refusal unsettles the queue).
         if pick(2) == 0 {
             let (shortfall, retry_h) = ([0.3, 0.7][pick(2)], [0.25, 1.0][pick(2)]);
@@ -803,25 +801,20 @@ pub(super) mod tests {
         ]
         .map(String::from)
         .into();
-        for (workload, per_day) in [
-            ("experiments", 30.0),
-            ("fine-tuning", 10.0),
-            ("sweeps", 3.0),
-            ("fixed", 2.0),
-        ] {
-            let times = [0.5, 1.0, 2.0, 4.0, 8.0][pick(5)];
-            sets.push(format!(
-                "workload.{workload}.arrivals_per_day={}",
-                per_day * times
-            ));
-        }
-        for (pool, field, most) in [
-            ("dgx", "nodes", 4),
-            ("h100-spot", "max_nodes", 12),
-            ("a100-cloud", "max_nodes", 6),
-        ] {
-            sets.push(format!("pool.{pool}.{field}={}", 1 + pick(most)));
-        }
+        sets.extend(random_sizes(
+            pick,
+            &[
+                ("experiments", 30.0),
+                ("fine-tuning", 10.0),
+                ("sweeps", 3.0),
+                ("fixed", 2.0),
+            ],
+            &[
+                ("dgx", "nodes", 4),
+                ("h100-spot", "max_nodes", 12),
+                ("a100-cloud", "max_nodes", 6),
+            ],
+        ));
         for (strategy, bursts) in [
             ("hybrid", true),
             ("owned-first", true),
@@ -848,6 +841,24 @@ pub(super) mod tests {
             "strategy.deadline-aware.spot_policy={}",
             deadline_policies[pick(deadline_policies.len())]
         ));
+        sets
+    }
+
+    /// Random arrivals (each workload's rate, `(name, arrivals a day)`, times 0.5 to 8) and
+    /// pool sizes (`(name, field, most)`: 1 to `most` nodes).
+    fn random_sizes(
+        pick: &mut impl FnMut(usize) -> usize,
+        workloads: &[(&str, f64)],
+        pools: &[(&str, &str, usize)],
+    ) -> Vec<String> {
+        let arrivals = workloads.iter().map(|(workload, per_day)| {
+            let times = [0.5, 1.0, 2.0, 4.0, 8.0][pick(5)];
+            format!("workload.{workload}.arrivals_per_day={}", per_day * times)
+        });
+        let mut sets: Vec<String> = arrivals.collect();
+        for (pool, field, most) in pools {
+            sets.push(format!("pool.{pool}.{field}={}", 1 + pick(*most)));
+        }
         sets
     }
 
@@ -882,21 +893,16 @@ pub(super) mod tests {
     #[test]
     fn skipped_passes_of_random_scenarios_would_place_nothing() {
         let mut pick = picker(0x2545_f491_4f6c_dd1d);
-        let features = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/features.toml");
         let mut checked = Vec::new();
         for case in 0..48 {
-            let mut sets = match case % 2 {
-                0 => random_default(&mut pick),
-                _ => random_features(&mut pick),
+            let features = case % 2 == 1;
+            let mut sets = if features {
+                random_features(&mut pick)
+            } else {
+                random_default(&mut pick)
             };
             sets.push(format!("seed={}", pick(1_000_000)));
-            let overrides: Vec<Override> =
-                sets.iter().map(|t| Override::parse(t).unwrap()).collect();
-            let loaded = match case % 2 {
-                0 => load_default(&overrides),
-                _ => load(&features, &overrides),
-            };
-            let config = loaded.unwrap_or_else(|e| panic!("{sets:?}: {e:#}")).config;
+            let config = config_with(features, &sets);
             // Printed with the failure if this case fails (the harness keeps a test's output).
             println!("case {case}: --set {}", sets.join(" --set "));
             checked.push(skipped_in_every_strategy(&config));
@@ -938,10 +944,7 @@ pub(super) mod tests {
             "strategy.deadline-aware.spot_policy=uniform_progress_plain",
             "seed=846014",
         ];
-        let overrides: Vec<Override> = sets.iter().map(|t| Override::parse(t).unwrap()).collect();
-        let features = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/features.toml");
-        let config = load(&features, &overrides).unwrap().config;
-        assert!(skipped_in_every_strategy(&config) > 1_000);
+        assert!(skipped_in_every_strategy(&config_with(true, &sets)) > 1_000);
     }
 
     /// At x312, where a quarter of the walks over turned-away jobs stop at the cap.
