@@ -118,7 +118,8 @@ struct RunArgs {
     focus: FocusArgs,
     /// Simulate only shard K of N, K counting from 1 (1/4 ... 4/4): a contiguous share of the
     /// replications, written as the shard's units for `fleetsim merge`, which writes the
-    /// unsharded run's files from all N shards' folders (shards may share a folder)
+    /// unsharded run's files from all N shards' folders (shards of one run, split one way,
+    /// may share a folder; 1/1 is a shard too)
     #[arg(long, value_name = "K/N", value_parser = crate::sweep::Shard::parse)]
     shard: Option<crate::sweep::Shard>,
     /// Overwrite an output folder that holds another scenario's results
@@ -344,7 +345,7 @@ fn run(args: RunArgs, command_line: Vec<String>, signals: &Signals) -> Result<()
         command_line,
     };
     let session = Session::start(args.threads, signals, "", args.quiet)?;
-    if let Some(shard) = args.shard.filter(|s| s.count > 1) {
+    if let Some(shard) = args.shard {
         let done = app::run::run_shard(&request, shard, &session.context())?;
         if !args.quiet {
             let info = &done.info;

@@ -1350,6 +1350,46 @@ pub struct RunShardInfo {
     pub units: FileRecord,
 }
 
+/// The replications of shard `index` (1-based) of `count` of a run of `replications`:
+/// contiguous, as even as can be (`from..to`).
+pub fn shard_replications(index: u32, count: u32, replications: u32) -> (u32, u32) {
+    let of = |k: u32| (u64::from(k) * u64::from(replications) / u64::from(count)) as u32;
+    (of(index - 1), of(index))
+}
+
+/// A shard's wall time beyond this (about 30 years) is a damaged marker.
+const SHARD_WALL_TIME_S_MAX: f64 = 1e9;
+
+/// Threads a shard may say it used: beyond this its marker is damaged.
+const SHARD_THREADS_MAX: usize = 1 << 16;
+
+impl RunShardInfo {
+    /// Whether what the marker says of its shard holds together (a shard writes it so; a
+    /// marker edited by hand may not): why not, if not.
+    pub fn check(&self) -> Result<(), String> {
+        let (k, n, r) = (self.shard, self.shards, self.replications);
+        if n == 0 || k == 0 || k > n || n > r {
+            return Err(format!(
+                "it says shard {k}/{n} of {r} replications, which no run writes"
+            ));
+        }
+        let (from, to) = shard_replications(k, n, r);
+        if (self.replications_from, self.replications_to) != (from, to) {
+            return Err(format!(
+                "it says replications {}..{}, but shard {k}/{n} of {r} holds {from}..{to}",
+                self.replications_from, self.replications_to
+            ));
+        }
+        if !(0.0..=SHARD_WALL_TIME_S_MAX).contains(&self.wall_time_s) {
+            return Err(format!("it says a wall time of {:.3e} s", self.wall_time_s));
+        }
+        if self.threads == 0 || self.threads > SHARD_THREADS_MAX {
+            return Err(format!("it says {} threads", self.threads));
+        }
+        Ok(())
+    }
+}
+
 /// A `--set` (or `--replications`, `--seed`) as a shard records it: the field, its value in
 /// TOML, and as the user wrote it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

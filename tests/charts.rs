@@ -347,6 +347,30 @@ fn chart_drawing_stops_when_asked() {
     assert!(written.is_empty(), "{written:?}");
 }
 
+/// The report stops too, and says that it, not the charts, was not written.
+#[test]
+fn report_writing_stops_when_asked() {
+    let dir = temp_dir("stopped-report").join("out");
+    let run = fleetsim(&[
+        "run",
+        "tests/data/tiny-sweep.toml",
+        "--out",
+        &dir.to_string_lossy(),
+        "--no-charts",
+        "-q",
+    ]);
+    assert_eq!(run.status.code(), Some(0));
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    let error = fleetsim::report::write(&dir, &stop).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .ends_with("stopped while writing report.html; it was not written"),
+        "{error}"
+    );
+    assert!(!dir.join("report.html").exists());
+}
+
 /// A run with services draws `service_demand` (GPUs demanded, served and held, by
 /// month and hour of day) with every service and strategy named, and `plot` draws it again from
 /// the files; a run without services draws no such chart.

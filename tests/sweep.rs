@@ -956,3 +956,222 @@ fn merge_refuses_run_shards_that_do_not_make_one_run() {
     );
     assert!(stderr.contains("3 shards for 2 replications"), "{stderr}");
 }
+
+/// A shard's marker as a user might have edited it: `edit` changes its JSON, and the files
+/// are renamed after the shard it then claims to be. Returns the folder.
+fn edited_shard(
+    from: &Path,
+    to: &Path,
+    edit: impl Fn(&mut serde_json::Value),
+) -> std::path::PathBuf {
+    std::fs::create_dir_all(to).unwrap();
+    let marker = std::fs::read_dir(from)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| s(p).ends_with(".json"))
+        .unwrap();
+    let mut info = json(&marker);
+    let units = from.join(info["units"]["name"].as_str().unwrap());
+    edit(&mut info);
+    let (k, n) = (info["shard"].to_string(), info["shards"].to_string());
+    let units_name = format!("units-shard-{k}-of-{n}.cbor");
+    info["units"]["name"] = units_name.clone().into();
+    std::fs::copy(&units, to.join(&units_name)).unwrap();
+    let marker = to.join(format!("run-shard-{k}-of-{n}.json"));
+    std::fs::write(&marker, serde_json::to_vec(&info).unwrap()).unwrap();
+    to.to_path_buf()
+}
+
+/// Markers a user edited, shards of two splits, folders that hold no shard: each refused
+/// before anything is written, in any order of the folders.
+#[test]
+fn merge_refuses_edited_markers_mixed_splits_and_folders_without_shards() {
+    let dir = temp_dir("run-shards-checked");
+    let shard = |k: &str, name: &str| {
+        let folder = dir.join(name);
+        ok(&[
+            "run",
+            TINY,
+            "--replications",
+            "6",
+            "--shard",
+            k,
+            "--out",
+            s(&folder),
+            "-q",
+            "--no-charts",
+        ]);
+        folder
+    };
+    let thirds: Vec<_> = (1..=3)
+        .map(|k| shard(&format!("{k}/3"), &format!("third-{k}")))
+        .collect();
+    let halves: Vec<_> = (1..=2)
+        .map(|k| shard(&format!("{k}/2"), &format!("half-{k}")))
+        .collect();
+    let out = dir.join("out");
+    let merge = |folders: &[&Path]| {
+        let mut args = vec!["merge"];
+        args.extend(folders.iter().map(|f| s(f)));
+        args.extend(["--out", s(&out), "--no-charts"]);
+        let stderr = fails(&args, 1);
+        assert!(!out.exists(), "nothing written: {stderr}");
+        stderr
+    };
+    // Two splits of the run, whichever comes first.
+    for folders in [
+        [&thirds[0], &halves[0], &halves[1]],
+        [&halves[1], &thirds[2], &thirds[0]],
+    ] {
+        let folders: Vec<&Path> = folders.iter().map(|p| p.as_path()).collect();
+        let stderr = merge(&folders);
+        assert!(stderr.contains("split in two ways (into"), "{stderr}");
+    }
+    // A folder without shards, or none at all, among the shards.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let stderr = merge(&[&thirds[0], &thirds[1], &thirds[2], &empty]);
+    assert!(
+        stderr.contains("empty: holds no shard of a run"),
+        "{stderr}"
+    );
+    let stderr = merge(&[&thirds[0], &thirds[1], &thirds[2], &dir.join("typo")]);
+    assert!(stderr.contains("typo: no such folder"), "{stderr}");
+    // Markers edited by hand: no panic, no allocation of their claims, a named marker.
+    type MarkerEdit = fn(&mut serde_json::Value);
+    let edits: [(&str, MarkerEdit, &str); 6] = [
+        (
+            "zero",
+            |i| i["shards"] = 0.into(),
+            "shard 1/0 of 6 replications",
+        ),
+        (
+            "huge",
+            |i| i["shards"] = u32::MAX.into(),
+            "which no run writes",
+        ),
+        (
+            "range",
+            |i| i["replications_to"] = 3.into(),
+            "but shard 1/3 of 6 holds 0..2",
+        ),
+        (
+            "time",
+            |i| i["wall_time_s"] = (-5.0).into(),
+            "wall time of -5.000e0 s",
+        ),
+        ("threads", |i| i["threads"] = u64::MAX.into(), "threads"),
+        (
+            "events",
+            |i| i["events_simulated"] = 1.into(),
+            "says 1 events simulated",
+        ),
+    ];
+    for (name, edit, says) in edits {
+        let edited = edited_shard(&thirds[0], &dir.join(name), edit);
+        let stderr = merge(&[&edited, &thirds[1], &thirds[2]]);
+        assert!(stderr.contains(says), "{name}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+    }
+    // The merge's --out is one of the shards' folders.
+    let stderr = fails(
+        &[
+            "merge",
+            s(&thirds[0]),
+            s(&thirds[1]),
+            s(&thirds[2]),
+            "--out",
+            s(&thirds[1]),
+        ],
+        1,
+    );
+    assert!(stderr.contains("merge into another folder"), "{stderr}");
+}
+
+/// `run --shard` writes only into a folder of the run's shards: another run's shard, another
+/// split's, or a file of the user's is refused; `--force` removes the shards in the way and
+/// keeps the user's file. `--shard 1/1` is a shard too, which merges into the whole run.
+#[test]
+fn a_run_shard_goes_into_a_folder_of_its_run_only() {
+    let dir = temp_dir("run-shard-folder");
+    fn run<'a>(extra: &[&'a str], out: &'a Path) -> Vec<&'a str> {
+        let mut args = vec![
+            "run",
+            TINY,
+            "--replications",
+            "4",
+            "--out",
+            s(out),
+            "-q",
+            "--no-charts",
+        ];
+        args.extend_from_slice(extra);
+        args
+    }
+    let shared = dir.join("shared");
+    ok(&run(&["--shard", "1/2"], &shared));
+    ok(&run(&["--shard", "2/2"], &shared));
+    for (extra, says) in [
+        (
+            &["--shard", "1/2", "--seed", "8"][..],
+            "holds shard 1/2 of another run",
+        ),
+        (
+            &["--shard", "1/4"][..],
+            "holds shard 1/2 of this run, split into 2 shards, not 4",
+        ),
+    ] {
+        let stderr = fails(&run(extra, &shared), 1);
+        assert!(stderr.contains(says), "{stderr}");
+        assert!(
+            stderr.contains("--force (which removes that shard)"),
+            "{stderr}"
+        );
+    }
+    let mine = dir.join("mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    let stderr = fails(&run(&["--shard", "1/2"], &mine), 1);
+    assert!(
+        stderr.contains("holds `notes.txt`, not a shard of a run"),
+        "{stderr}"
+    );
+    ok(&run(&["--shard", "1/2", "--force"], &mine));
+    assert!(
+        mine.join("notes.txt").exists(),
+        "--force keeps the user's file"
+    );
+    // --force replaces the shards of another run, and only those.
+    ok(&run(&["--shard", "1/2", "--seed", "8", "--force"], &shared));
+    let names: Vec<String> = std::fs::read_dir(&shared)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    assert_eq!(names.len(), 2, "one shard left: {names:?}");
+    // A run of one shard: its shard merges into the run's files.
+    let (whole, single, merged) = (dir.join("whole"), dir.join("single"), dir.join("merged"));
+    ok(&run(&[], &whole));
+    ok(&run(&["--shard", "1/1"], &single));
+    assert!(
+        single.join("run-shard-1-of-1.json").exists(),
+        "1/1 writes a shard"
+    );
+    ok(&[
+        "merge",
+        s(&single),
+        "--out",
+        s(&merged),
+        "-q",
+        "--no-charts",
+    ]);
+    for name in ["summary.csv", "replications.csv", "monthly.csv"] {
+        assert_eq!(
+            std::fs::read(whole.join(name)).unwrap(),
+            std::fs::read(merged.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}

@@ -30,9 +30,26 @@ pub enum Merged {
 
 /// Merges the shards in `request.inputs`: a run's if they hold run shards, else a sweep's.
 pub fn merge(request: &MergeRequest, ctx: &Context<'_>) -> Result<Merged, AppError> {
+    for dir in &request.inputs {
+        if !dir.is_dir() {
+            let what = match dir.exists() {
+                true => "is not a folder",
+                false => "no such folder",
+            };
+            return Err(AppError::Request(format!(
+                "{}: {what}; give the --out folders of the shards",
+                dir.display()
+            )));
+        }
+    }
     let mut shards = Vec::new();
-    for dir in request.inputs.iter().filter(|dir| dir.is_dir()) {
-        for (path, info) in files::run_shard::markers(dir)? {
+    let mut without = None;
+    for dir in &request.inputs {
+        let markers = files::run_shard::markers(dir)?;
+        if markers.is_empty() {
+            without.get_or_insert(dir);
+        }
+        for (path, info) in markers {
             shards.push((dir.clone(), path, info));
         }
     }
@@ -46,6 +63,12 @@ pub fn merge(request: &MergeRequest, ctx: &Context<'_>) -> Result<Merged, AppErr
     {
         return Err(AppError::Request(format!(
             "{}: holds a sweep, and the other folders a run's shards; merge a run's shards or a sweep's, not both",
+            dir.display()
+        )));
+    }
+    if let Some(dir) = without {
+        return Err(AppError::Request(format!(
+            "{}: holds no shard of a run (no run-shard-K-of-N.json), and the other folders do; give only the folders of the run's shards",
             dir.display()
         )));
     }
@@ -69,8 +92,25 @@ fn one_run(shards: &[Found]) -> Result<Vec<&Found>, AppError> {
             )));
         }
     }
+    for (_, path, info) in shards {
+        if info.shards != first.shards {
+            return Err(AppError::Request(format!(
+                "{} is shard {}/{} and {} shard {}/{}: shards of the run split in two ways (into {} and into {}); merge the shards of one split",
+                first_path.display(),
+                first.shard,
+                first.shards,
+                path.display(),
+                info.shard,
+                info.shards,
+                first.shards,
+                info.shards
+            )));
+        }
+    }
     let count = first.shards;
-    let mut ordered = Vec::with_capacity(count as usize);
+    // Each shard's marker was checked (`RunShardInfo::check`), not their count: a shard is
+    // missing long before `count` of them would fill memory.
+    let mut ordered = Vec::with_capacity(shards.len());
     for k in 1..=count {
         let of_k: Vec<&Found> = shards.iter().filter(|(_, _, i)| i.shard == k).collect();
         match of_k.as_slice() {
@@ -108,10 +148,18 @@ fn load(info: &RunShardInfo, marker: &Path) -> Result<(Source, crate::scenario::
             text: o.text.clone(),
         })
         .collect();
+    let version = env!("CARGO_PKG_VERSION");
+    if info.fleetsim_version != version {
+        return Err(AppError::Request(format!(
+            "{}: written by fleetsim {}, and this is {version}; merge with that version, or run the shards again with this one",
+            marker.display(),
+            info.fleetsim_version
+        )));
+    }
     let loaded = source.load(&set)?;
     if run_id(&loaded, info.trace, info.focus) != info.run_id {
         return Err(AppError::Request(format!(
-            "{}: the scenario loads otherwise now than when the shards ran (another fleetsim version, or changed trace files); run the shards again",
+            "{}: its scenario, overrides and options load otherwise now than when the shards ran (a trace file changed, or the marker was edited); run the shards again",
             marker.display()
         )));
     }
@@ -125,7 +173,21 @@ fn merge_run(
 ) -> Result<RunOutcome, AppError> {
     for dir in &request.inputs {
         // A shard still being written is not finished.
-        files::check_not_locked(dir)?;
+        match files::check_not_locked(dir) {
+            Err(files::OutputError::Locked { dir, holder }) => {
+                return Err(AppError::Request(format!(
+                    "{}: a shard is still being written there ({holder}); wait for it to end, then merge",
+                    dir.display()
+                )));
+            }
+            other => other?,
+        }
+        if same_folder(dir, &request.out) {
+            return Err(AppError::Request(format!(
+                "{}: is a shard's folder and the --out of the merge; merge into another folder",
+                request.out.display()
+            )));
+        }
     }
     let ordered = one_run(shards)?;
     let (_, marker, first) = ordered[0];
@@ -145,6 +207,14 @@ fn merge_run(
                 marker.display(),
                 info.replications_from,
                 info.replications_to
+            )));
+        }
+        let events: u64 = shard_units.iter().map(|u| u.events).sum();
+        if events != info.events_simulated {
+            return Err(AppError::Request(format!(
+                "{}: says {} events simulated, and its units hold {events}; run the shard again",
+                marker.display(),
+                info.events_simulated
             )));
         }
         units.extend(shard_units);
@@ -204,6 +274,14 @@ fn merge_run(
         *d = drawn;
     }
     Ok(outcome)
+}
+
+/// Whether `a` and `b` name one folder (`b` may not exist yet).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 /// The unsharded run's command: a shard's, writing to `out`.

@@ -295,8 +295,7 @@ pub struct ShardOutcome {
 /// The replications of shard `shard` of `replications`: contiguous, as even as can be
 /// (`from..to`).
 pub fn shard_replications(shard: Shard, replications: u32) -> (u32, u32) {
-    let of = |k: u32| (u64::from(k) * u64::from(replications) / u64::from(shard.count)) as u32;
-    (of(shard.index - 1), of(shard.index))
+    crate::records::shard_replications(shard.index, shard.count, replications)
 }
 
 /// The id of a run: the same for every shard of it, and for nothing else.
@@ -406,24 +405,66 @@ pub fn run_shard(
     Ok(ShardOutcome { dir, info, files })
 }
 
-/// Refuses a folder that holds this shard of another run, unless `force`.
+/// Refuses, unless `force`, a folder that holds anything but shards of this run split into
+/// as many shards as this one (besides files still being written and hidden files, the
+/// locks among them): `merge` could not combine them. With `force`, shards of other runs or
+/// splits are removed; other files stay.
 fn check_shard_folder(dir: &Path, shard: Shard, run_id: &str, force: bool) -> Result<(), AppError> {
-    if force {
-        return Ok(());
-    }
-    let name = files::run_shard::marker_name(shard.index, shard.count);
-    let Some(other) = files::read_json::<RunShardInfo>(&dir.join(&name))? else {
-        return Ok(());
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            let path = dir.to_path_buf();
+            return Err(files::OutputError::Read { path, source }.into());
+        }
     };
-    if other.run_id == run_id {
-        return Ok(());
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let refuse = |what: String, force_does: &str| {
+        AppError::Request(format!(
+            "{}: holds {what}; `fleetsim merge` takes a folder with the shards of one run only: choose another folder with --out, or pass --force ({force_does})",
+            dir.display()
+        ))
+    };
+    for name in names {
+        // Hidden files too: a shared file system's own (NFS's `.nfs*`), never a shard.
+        if name.starts_with('.') || name.ends_with(".partial") {
+            continue;
+        }
+        let (k, n) = match files::run_shard::shard_file(&name) {
+            // A shard's units are judged with its marker (without one they are no shard).
+            Some(files::run_shard::ShardFile::Units(..)) => continue,
+            Some(files::run_shard::ShardFile::Marker(k, n)) => (k, n),
+            None if force => continue,
+            None => {
+                return Err(refuse(
+                    format!("`{name}`, not a shard of a run"),
+                    "which keeps that file",
+                ));
+            }
+        };
+        let other = match files::read_json::<RunShardInfo>(&dir.join(&name)) {
+            Ok(Some(info)) if info.run_id == run_id && info.shards == shard.count => continue,
+            Ok(Some(info)) if info.run_id == run_id => format!(
+                "shard {k}/{n} of this run, split into {n} shards, not {}",
+                shard.count
+            ),
+            Ok(Some(info)) => format!(
+                "shard {k}/{n} of another run (run id {} against {run_id})",
+                info.run_id
+            ),
+            Ok(None) => continue,
+            Err(error) => format!("`{name}`, which cannot be read ({error})"),
+        };
+        if !force {
+            return Err(refuse(other, "which removes that shard"));
+        }
+        files::run_shard::remove(dir, k, n)?;
     }
-    Err(AppError::Request(format!(
-        "{}: holds shard {} of another run (run id {} against {run_id}); choose another folder with --out, or pass --force to replace it",
-        dir.display(),
-        shard.label(),
-        other.run_id
-    )))
+    Ok(())
 }
 
 /// A scenario file's path from anywhere (the merge may run in another folder, and finds the

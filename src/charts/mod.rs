@@ -80,6 +80,8 @@ pub enum ChartError {
     TooManyStrategies { dir: PathBuf, strategies: usize },
     #[error("{}: stopped while drawing the charts; no chart file was written", .dir.display())]
     Interrupted { dir: PathBuf },
+    #[error("{}: stopped while writing report.html; it was not written", .dir.display())]
+    ReportInterrupted { dir: PathBuf },
     #[error(transparent)]
     Output(#[from] OutputError),
 }

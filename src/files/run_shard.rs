@@ -25,6 +25,46 @@ fn units_name(index: u32, count: u32) -> String {
     format!("units-shard-{index}-of-{count}.cbor")
 }
 
+/// A file of a run's shard, told by its name: shard `K` of `N`'s marker or units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShardFile {
+    Marker(u32, u32),
+    Units(u32, u32),
+}
+
+/// Which shard file `name` is, if it is one.
+pub fn shard_file(name: &str) -> Option<ShardFile> {
+    let numbers = |rest: &str, suffix: &str| -> Option<(u32, u32)> {
+        let (k, n) = rest.strip_suffix(suffix)?.split_once("-of-")?;
+        let number = |s: &str| {
+            s.bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| s.parse().ok())?
+        };
+        Some((number(k)?, number(n)?))
+    };
+    if let Some(rest) = name.strip_prefix("run-shard-") {
+        return numbers(rest, ".json").map(|(k, n)| ShardFile::Marker(k, n));
+    }
+    let rest = name.strip_prefix("units-shard-")?;
+    numbers(rest, ".cbor").map(|(k, n)| ShardFile::Units(k, n))
+}
+
+/// Removes shard `index` of `count` from `dir`: its marker first (its units are then no
+/// shard), then its units. Only regular files are removed.
+pub fn remove(dir: &Path, index: u32, count: u32) -> Result<(), OutputError> {
+    for name in [marker_name(index, count), units_name(index, count)] {
+        let path = dir.join(name);
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_file() => super::remove(&path)?,
+            Ok(_) => return Err(OutputError::NotARegularFile { path }),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(OutputError::Read { path, source }),
+        }
+    }
+    Ok(())
+}
+
 /// Units files beyond this are not read back (a run of that size would not fit in memory).
 pub const UNITS_BYTES_MAX: u64 = 8 << 30;
 
@@ -84,6 +124,10 @@ pub fn markers(dir: &Path) -> Result<Vec<(PathBuf, RunShardInfo)>, OutputError> 
                     ),
                 });
             }
+            info.check().map_err(|message| OutputError::Unreadable {
+                path: path.clone(),
+                message: format!("{message}; run the shard again"),
+            })?;
             Ok((path, info))
         })
         .collect()

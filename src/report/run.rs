@@ -80,7 +80,7 @@ fn figures(dir: &Path, results: &Results, stop: &AtomicBool) -> Result<Vec<Strin
         .par_iter()
         .map(|&chart| {
             if stop.load(Ordering::SeqCst) {
-                return Err(ChartError::Interrupted {
+                return Err(ChartError::ReportInterrupted {
                     dir: dir.to_path_buf(),
                 });
             }

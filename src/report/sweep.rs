@@ -35,7 +35,7 @@ pub fn html(dir: &Path, stop: &AtomicBool) -> Result<String, ChartError> {
         .par_iter()
         .map(|&chart| {
             if stop.load(Ordering::SeqCst) {
-                return Err(ChartError::Interrupted {
+                return Err(ChartError::ReportInterrupted {
                     dir: dir.to_path_buf(),
                 });
             }
