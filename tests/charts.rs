@@ -350,7 +350,8 @@ fn chart_drawing_stops_when_asked() {
 /// The report stops too, and says that it, not the charts, was not written.
 #[test]
 fn report_writing_stops_when_asked() {
-    let dir = temp_dir("stopped-report").join("out");
+    let tmp = temp_dir("stopped-report");
+    let dir = tmp.join("out");
     let run = fleetsim(&[
         "run",
         "tests/data/tiny-sweep.toml",
