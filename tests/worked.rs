@@ -392,6 +392,59 @@ burst_after_wait_h = {burst}
 }
 
 #[test]
+fn a_job_interrupted_before_its_retry_time_asks_the_refusing_pool_again_then() {
+    // Spot refuses every request from 19:00 to 22:00 UTC (shortfall 1) and is asked again
+    // 10 h after a refusal; a reserved 1-GPU node for January (744 h) stands behind it. The
+    // job (1 GPU, 20 h, no checkpoints) arrives at 740 h, 20:00 on 31 January: spot refuses
+    // it (asked again from 750), the reservation takes it, and the end of the term at 744
+    // interrupts it (4 GPU-h lost). It waits, spot barred, to 750 (06:00, outside the
+    // window): the retry time outlives the run during which it was set. Spot's node is
+    // ready at 750.1 and the job runs again from zero to 770.1; spot bills 750-770.1, 20.1
+    // GPU-h at 3.
+    let units = run(r#"
+[[workload]]
+name = "training"
+arrival_times_h = [740.0]
+gpus = 1
+duration_h = 20
+[[pool]]
+name = "committed"
+type = "reserved"
+gpu = "H100"
+gpus_per_node = 1
+nodes = 1
+price_per_gpu_h = 10
+discount = 0.4
+term_months = 1
+[[pool]]
+name = "spot"
+type = "spot"
+gpu = "H100"
+gpus_per_node = 1
+price_per_gpu_h = 3
+provisioning_h = 0.1
+preemption = { mean_h = 1e12 }
+availability = { shortfall = 1.0, window = "daily 19:00-22:00", retry_h = 10 }
+[[strategy]]
+name = "spot-first"
+pools = ["spot", "committed"]
+"#);
+    let unit = &units[0];
+    let training = job(unit, 0);
+    assert!(
+        close(training.end_h, 770.1) && training.pool == "spot",
+        "{training:?}"
+    );
+    let row = &unit.row;
+    assert_eq!(row.jobs_unfinished, 0, "{row:?}");
+    assert!(close(row.lost_gpu_hours, 4.0), "{row:?}");
+    assert!(close(row.cost_spot, 20.1 * 3.0), "{row:?}");
+    let (spot, committed) = (&unit.pools[0], &unit.pools[1]);
+    assert_eq!((spot.jobs_started, spot.failed_requests), (1, 1));
+    assert_eq!(committed.jobs_started, 1);
+}
+
+#[test]
 fn a_strategy_without_checkpointing_equals_workloads_without_checkpoints() {
     let text = |checkpoint: &str, checkpointing: &str| {
         format!(

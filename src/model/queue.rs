@@ -116,6 +116,19 @@ impl WaitQueue {
         self.len == 0
     }
 
+    /// The class of `key`, if one was made (tests).
+    #[cfg(test)]
+    pub fn class_made(&self, key: &ClassKey) -> Option<usize> {
+        self.ids.get(key).copied()
+    }
+
+    /// Every waiting job with its class (tests).
+    #[cfg(test)]
+    pub fn members(&self) -> impl Iterator<Item = (usize, QueueKey)> + '_ {
+        (self.classes.iter().enumerate())
+            .flat_map(|(class, set)| set.iter().map(move |key| (class, *key)))
+    }
+
     /// The class of `key`, created on first use.
     pub fn class_of(&mut self, key: ClassKey) -> usize {
         if let Some(id) = self.ids.get(&key) {

@@ -211,6 +211,12 @@ impl<'c> FleetSim<'c> {
 
     /// The wait-queue class of a waiting job: interchangeable jobs share one.
     pub(super) fn class_of(&mut self, slot: u32, now_h: f64) -> usize {
+        let key = self.class_key(slot, now_h);
+        self.queue.class_of(key)
+    }
+
+    /// What makes a waiting job interchangeable with others, now.
+    pub(super) fn class_key(&self, slot: u32, now_h: f64) -> ClassKey {
         let job = &self.jobs[slot as usize];
         let blocked = job
             .retry_from_h
@@ -224,7 +230,7 @@ impl<'c> FleetSim<'c> {
             sp => !(1u64 << sp) & (u64::MAX >> (64 - self.pools.len())),
         };
         let workload = &self.config.workloads[job.workload as usize];
-        self.queue.class_of(ClassKey {
+        ClassKey {
             workload: job.workload,
             gpus: job.gpus,
             burst_ok: job.burst_due,
@@ -233,7 +239,16 @@ impl<'c> FleetSim<'c> {
             od_ok: now_h >= job.od_from_h,
             blocked: blocked | pinned,
             prefer: job.prefer,
-        })
+        }
+    }
+
+    /// Moves a waiting job to the class its state now calls for, if that is another one;
+    /// whether it was. (The burst flag is set once a threshold is reached, by the job's own
+    /// timer, and stays as it is here.)
+    fn reclass_if_changed(&mut self, slot: u32, now_h: f64) -> bool {
+        let from = self.jobs[slot as usize].class;
+        self.reclass(slot, now_h);
+        self.jobs[slot as usize].class != from
     }
 
     /// Moves a waiting job to the class its state now calls for.
@@ -270,8 +285,16 @@ impl<'c> FleetSim<'c> {
             }
             self.class_timers.pop();
             let job = &mut self.jobs[slot as usize];
-            // Stale when the job started (or finished and the slot was reused) since.
-            if !job.in_use || job.run != run || job.pool != NO_POOL {
+            if !job.in_use || job.pool != NO_POOL {
+                continue;
+            }
+            if job.run != run {
+                // Set in an earlier wait: the job has started since and waits again. A retry
+                // time outlives the run that set it (refused by one pool, the job started on
+                // another and was interrupted before the retry time), so the job's class may
+                // still bar the pool: look again, now that the time has come. (A job whose
+                // class is up to date, or another job in a reused slot, stays where it is.)
+                reclassed |= self.reclass_if_changed(slot, now_h);
                 continue;
             }
             job.burst_due = !self.has_elastic

@@ -36,6 +36,8 @@ impl<'c> FleetSim<'c> {
         }
         let now_h = sim.now_h();
         let reclassed = self.run_due_timers(now_h);
+        #[cfg(test)]
+        self.check_classes(now_h);
         // Only quiet events came since a pass that no pool refused (`settled_at`), and no timer
         // moved a job to another class: this pass would try the same jobs on the same room,
         // later (which turns away no fewer), under the same reservation, so it would place
@@ -125,6 +127,26 @@ impl<'c> FleetSim<'c> {
     /// `reserve_for`): none, or one that still holds.
     fn kept_as_is(&self, previous: Option<&Reserved>, now_h: f64) -> bool {
         previous.is_none_or(|r| r.held.still_holds(self.nodes_changes(), now_h))
+    }
+
+    /// Tests only, when `tests::CHECK_CLASSES` is set: every waiting job is in the class its
+    /// state calls for now (a timer due by now has re-classed it), so a pass tries it on
+    /// every pool it may use.
+    #[cfg(test)]
+    fn check_classes(&self, now_h: f64) {
+        if !tests::CHECK_CLASSES.with(std::cell::Cell::get) {
+            return;
+        }
+        for (class, key) in self.queue.members() {
+            let state = self.class_key(key.slot, now_h);
+            assert_eq!(
+                self.queue.class_made(&state),
+                Some(class),
+                "at {now_h} h job {} waits in class {class} but its state is {state:?}",
+                key.slot
+            );
+        }
+        tests::CLASSES_CHECKED.with(|n| n.set(n.get() + 1));
     }
 
     /// Tests only: the pass that `pass` skips is run after all and must change nothing. It
@@ -646,6 +668,10 @@ pub(super) mod tests {
     thread_local! {
         /// Passes skipped by `pass` and run after all by `check_idle_pass`, on this thread.
         pub(in crate::model) static IDLE_PASSES_CHECKED: Cell<u64> = const { Cell::new(0) };
+        /// Whether `pass` checks the class of every waiting job (`check_classes`).
+        pub(in crate::model) static CHECK_CLASSES: Cell<bool> = const { Cell::new(false) };
+        /// Passes whose classes were checked, on this thread.
+        pub(in crate::model) static CLASSES_CHECKED: Cell<u64> = const { Cell::new(0) };
     }
 
     /// The passes skipped (and checked) while `simulate` runs.
@@ -915,6 +941,28 @@ pub(super) mod tests {
             total > 10_000 && idle <= 2,
             "skipped passes per case: {checked:?}"
         );
+    }
+
+    /// At the start of every pass each waiting job is in the class its state calls for
+    /// (`check_classes`), on random variants as above: the queue must not bar a job from a
+    /// pool it may use again, nor offer it one it may not.
+    #[test]
+    fn waiting_jobs_are_in_the_class_their_state_calls_for() {
+        CHECK_CLASSES.with(|check| check.set(true));
+        let mut pick = picker(0x9e37_79b9_7f4a_7c15);
+        for case in 0..32 {
+            let features = case % 2 == 1;
+            let mut sets = if features {
+                random_features(&mut pick)
+            } else {
+                random_default(&mut pick)
+            };
+            sets.push(format!("seed={}", pick(1_000_000)));
+            println!("case {case}: --set {}", sets.join(" --set "));
+            skipped_in_every_strategy(&config_with(features, &sets));
+        }
+        let checked = CLASSES_CHECKED.with(Cell::get);
+        assert!(checked > 100_000, "only {checked} passes checked");
     }
 
     /// Case 467 of the generator above: without the settling of services among the
