@@ -409,11 +409,16 @@ impl<'c> FleetSim<'c> {
             let q = self.pools[sp].larger_sizes[k];
             match self.try_counts(slot, q, scaling, (narrow, u32::MAX), plan, sim) {
                 OnPool::Placed => return self.sized(slot, queued, OnPool::Placed),
-                OnPool::Held => outcome = OnPool::Held,
+                // A refusal bars that size for the job (its retry timer): the pass must hear
+                // of it to re-class the job, as on any pool, unless a smaller size places it.
+                OnPool::Refused => outcome = OnPool::Refused,
+                OnPool::Held if !matches!(outcome, OnPool::Refused) => outcome = OnPool::Held,
                 _ => {}
             }
         }
         match self.try_counts(slot, sp, scaling, (0, narrow), plan, sim) {
+            OnPool::Placed => self.sized(slot, queued, OnPool::Placed),
+            _ if matches!(outcome, OnPool::Refused) => self.sized(slot, queued, outcome),
             OnPool::NoCapacity => self.sized(slot, queued, outcome),
             other => self.sized(slot, queued, other),
         }
@@ -943,9 +948,23 @@ pub(super) mod tests {
         );
     }
 
+    /// The default scenario's gangs elastic, on instance sizes, with on-demand shortfalls.
+    const ELASTIC_DEFAULT: [&str; 10] = [
+        "workload.experiments.scaling_efficiency=0.9",
+        "workload.experiments.min_gpus=1",
+        "workload.experiments.max_gpus=8",
+        "workload.large-training.scaling_efficiency=0.9",
+        "workload.large-training.min_gpus=8",
+        "workload.large-training.max_gpus=64",
+        "strategy.reserved-burst.elastic=true",
+        "strategy.hybrid-dgx-on-demand.elastic=true",
+        "strategy.hybrid-dgx-spot.elastic=true",
+        "pool.aws-p5-on-demand.availability={ shortfall = 0.5, retry_h = 2 }",
+    ];
+
     /// At the start of every pass each waiting job is in the class its state calls for
-    /// (`check_classes`), on random variants as above: the queue must not bar a job from a
-    /// pool it may use again, nor offer it one it may not.
+    /// (`check_classes`), on random variants as above (every fourth with elastic gangs): the
+    /// queue must not bar a job from a pool it may use again, nor offer it one it may not.
     #[test]
     fn waiting_jobs_are_in_the_class_their_state_calls_for() {
         CHECK_CLASSES.with(|check| check.set(true));
@@ -957,12 +976,27 @@ pub(super) mod tests {
             } else {
                 random_default(&mut pick)
             };
+            if case % 4 == 2 {
+                sets.extend(ELASTIC_DEFAULT.map(String::from));
+            }
             sets.push(format!("seed={}", pick(1_000_000)));
             println!("case {case}: --set {}", sets.join(" --set "));
             skipped_in_every_strategy(&config_with(features, &sets));
         }
         let checked = CLASSES_CHECKED.with(Cell::get);
         assert!(checked > 100_000, "only {checked} passes checked");
+    }
+
+    /// An elastic gang refused by a larger instance size of its pool: the pass hears of the
+    /// refusal and re-classes the job with that size barred.
+    #[test]
+    fn an_elastic_gang_refused_by_a_larger_size_changes_class() {
+        CHECK_CLASSES.with(|check| check.set(true));
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/elastic-sizes-refused.toml");
+        skipped_in_every_strategy(&load(&path, &[]).unwrap().config);
+        let checked = CLASSES_CHECKED.with(Cell::get);
+        assert!(checked >= 5, "only {checked} passes checked");
     }
 
     /// Case 467 of the generator above: without the settling of services among the
