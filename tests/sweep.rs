@@ -1151,6 +1151,18 @@ fn a_run_shard_goes_into_a_folder_of_its_run_only() {
         .filter(|n| !n.starts_with('.'))
         .collect();
     assert_eq!(names.len(), 2, "one shard left: {names:?}");
+    // A marker edited by hand is named as damaged, not read as the shard it claims to be.
+    let marker = shared.join("run-shard-1-of-2.json");
+    let mut info: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&marker).unwrap()).unwrap();
+    info["shards"] = 0.into();
+    std::fs::write(&marker, info.to_string()).unwrap();
+    let stderr = fails(&run(&["--shard", "2/2", "--seed", "8"], &shared), 1);
+    assert!(
+        stderr.contains("holds `run-shard-1-of-2.json`, a damaged shard marker"),
+        "{stderr}"
+    );
+    ok(&run(&["--shard", "1/2", "--seed", "8", "--force"], &shared));
     // A run of one shard: its shard merges into the run's files.
     let (whole, single, merged) = (dir.join("whole"), dir.join("single"), dir.join("merged"));
     ok(&run(&[], &whole));

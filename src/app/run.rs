@@ -447,6 +447,9 @@ fn check_shard_folder(dir: &Path, shard: Shard, run_id: &str, force: bool) -> Re
             }
         };
         let other = match files::read_json::<RunShardInfo>(&dir.join(&name)) {
+            Ok(Some(info)) if info.check().is_err() || (info.shard, info.shards) != (k, n) => {
+                format!("`{name}`, a damaged shard marker")
+            }
             Ok(Some(info)) if info.run_id == run_id && info.shards == shard.count => continue,
             Ok(Some(info)) if info.run_id == run_id => format!(
                 "shard {k}/{n} of this run, split into {n} shards, not {}",

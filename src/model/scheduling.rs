@@ -916,6 +916,23 @@ pub(super) mod tests {
         sets
     }
 
+    /// Case `case` of the random variants: of the default scenario if even, of the features
+    /// scenario if odd, with `extra` overrides and a random seed.
+    fn random_case(pick: &mut impl FnMut(usize) -> usize, case: u32, extra: &[&str]) -> Config {
+        let features = case % 2 == 1;
+        let mut sets = if features {
+            random_features(pick)
+        } else {
+            random_default(pick)
+        };
+        sets.extend(extra.iter().map(|set| set.to_string()));
+        sets.push(format!("seed={}", pick(1_000_000)));
+        let config = config_with(features, &sets);
+        // Printed with the failure if this case fails (the harness keeps a test's output).
+        println!("case {case}: --set {}", sets.join(" --set "));
+        config
+    }
+
     /// On scenarios the rule was not written against: random variants of the default and of
     /// the test scenario of every feature (services, deadlines, spot policies, shortfalls and
     /// retries, failures, instance sizes), with random arrivals, pool sizes, burst
@@ -926,17 +943,11 @@ pub(super) mod tests {
         let mut pick = picker(0x2545_f491_4f6c_dd1d);
         let mut checked = Vec::new();
         for case in 0..48 {
-            let features = case % 2 == 1;
-            let mut sets = if features {
-                random_features(&mut pick)
-            } else {
-                random_default(&mut pick)
-            };
-            sets.push(format!("seed={}", pick(1_000_000)));
-            let config = config_with(features, &sets);
-            // Printed with the failure if this case fails (the harness keeps a test's output).
-            println!("case {case}: --set {}", sets.join(" --set "));
-            checked.push(skipped_in_every_strategy(&config));
+            checked.push(skipped_in_every_strategy(&random_case(
+                &mut pick,
+                case,
+                &[],
+            )));
         }
         // Nearly every case must skip passes, or the test checks little (1,000 cases of this
         // generator checked 2.6 million skipped passes; 5 cases skipped none).
@@ -970,18 +981,8 @@ pub(super) mod tests {
         CHECK_CLASSES.with(|check| check.set(true));
         let mut pick = picker(0x9e37_79b9_7f4a_7c15);
         for case in 0..32 {
-            let features = case % 2 == 1;
-            let mut sets = if features {
-                random_features(&mut pick)
-            } else {
-                random_default(&mut pick)
-            };
-            if case % 4 == 2 {
-                sets.extend(ELASTIC_DEFAULT.map(String::from));
-            }
-            sets.push(format!("seed={}", pick(1_000_000)));
-            println!("case {case}: --set {}", sets.join(" --set "));
-            skipped_in_every_strategy(&config_with(features, &sets));
+            let extra: &[&str] = if case % 4 == 2 { &ELASTIC_DEFAULT } else { &[] };
+            skipped_in_every_strategy(&random_case(&mut pick, case, extra));
         }
         let checked = CLASSES_CHECKED.with(Cell::get);
         assert!(checked > 100_000, "only {checked} passes checked");
