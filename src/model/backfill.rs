@@ -54,7 +54,8 @@ pub(super) struct Holding {
 
 /// A job of a class that the reservation turned away in this pass: its run, and the state of
 /// the pass it met. A job of the same class whose run is no shorter, meeting the same state, is
-/// turned away too, so a pass need not try it (its planned end only grows with the work left).
+/// turned away too, so a pass need not try it (its planned end only grows with the work left,
+/// for jobs that asked for as many GPUs).
 ///
 /// The state that matters: the pool the reservation holds (`held_pool`) exactly as it was,
 /// and no more room on the other pools the job may try. Jobs placed elsewhere in the pass
@@ -75,6 +76,10 @@ pub(super) struct HeldMemo {
     /// least work of a job of the class known to be turned away (infinite: none yet): a job
     /// of that kind with no less work is turned away too, as its run only grows with it.
     held_work_ref_h: [f64; 4],
+    /// The GPUs the memo's jobs asked for: only a job that asked for as many is told by it
+    /// (an elastic gang's run on a count grows with its work and with the count it asked for;
+    /// every job of a class of rigid gangs asked for the class's count).
+    asked: u32,
     /// Where it was turned away (see [`HeldRun`]); `None` for an elastic gang, whose count and
     /// so its run depend on its pools' room.
     run: Option<HeldRun>,
@@ -117,6 +122,7 @@ impl<'c> FleetSim<'c> {
                 held
             },
             run: (!self.strategy.elastic).then_some(self.held_run),
+            asked: job.asked,
         }
     }
 
@@ -146,6 +152,7 @@ impl<'c> FleetSim<'c> {
             checkpointed: (self.config.workloads[job.workload as usize])
                 .checkpoint_of(job.spec)
                 .is_some(),
+            asked: job.asked,
         }
     }
 
@@ -197,6 +204,9 @@ impl<'c> FleetSim<'c> {
             "what the queue keeps of job {slot}"
         );
         let memo = &self.held_memos[at];
+        if waiting.asked != memo.asked {
+            return false;
+        }
         let kind = run_kind(waiting);
         if waiting.work_ref_h >= memo.held_work_ref_h[kind] {
             return true;

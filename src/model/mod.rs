@@ -22,6 +22,8 @@ mod finish;
 pub mod free_times;
 mod node;
 pub mod nodes;
+#[cfg(test)]
+mod plain_pass;
 pub mod progress;
 pub mod queue;
 mod queueing;

@@ -46,6 +46,10 @@ pub struct Waiting {
     /// Its workload writes checkpoints (whether the strategy lets it or not: this only tells
     /// kinds of runs apart).
     pub checkpointed: bool,
+    /// The GPUs it asked for. An elastic gang waits with its smallest count, so one class
+    /// holds gangs that asked for different counts, and how long a run takes on a count
+    /// depends on the count asked for.
+    pub asked: u32,
 }
 
 #[derive(Debug, Default)]

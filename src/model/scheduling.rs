@@ -38,6 +38,11 @@ impl<'c> FleetSim<'c> {
         let reclassed = self.run_due_timers(now_h);
         #[cfg(test)]
         self.check_classes(now_h);
+        #[cfg(test)]
+        if plain_pass::plain() {
+            self.place_waiting_plain(now_h, sim);
+            return;
+        }
         // Only quiet events came since a pass that no pool refused (`settled_at`), and no timer
         // moved a job to another class: this pass would try the same jobs on the same room,
         // later (which turns away no fewer), under the same reservation, so it would place
@@ -177,7 +182,7 @@ impl<'c> FleetSim<'c> {
 
     /// Gives the reservation to the first job of this pass that found no room: the previous
     /// pass's, if it was this job's and nothing changed since.
-    fn reserve_for(
+    pub(super) fn reserve_for(
         &mut self,
         key: QueueKey,
         class: usize,
@@ -607,6 +612,8 @@ impl<'c> FleetSim<'c> {
         // Nodes granted before the refusal are idle now and may fit smaller gangs.
         self.no_capacity_gpus[sp] = u32::MAX;
         self.queue.unfail_all();
+        #[cfg(test)]
+        plain_pass::REFUSED_POOLS.with(|pools| pools.set(pools.get() | 1 << sp));
     }
 
     /// Requests `count` new nodes; false if a shortfall refused one (those granted stay).
@@ -696,7 +703,7 @@ pub(super) mod tests {
     }
 
     /// The default scenario `k` times over (as `benches/scale.sh` scales it), for a month.
-    fn default_scaled(k: u32, extra: &[String]) -> Config {
+    pub(in crate::model) fn default_scaled(k: u32, extra: &[String]) -> Config {
         let mut texts = vec![
             "horizon_months=1".to_string(),
             format!("workload.experiments.arrivals_per_day={}", 40 * k),
@@ -715,7 +722,7 @@ pub(super) mod tests {
     }
 
     /// The default scenario, or `tests/data/features.toml`, with `--set` overrides `sets`.
-    fn config_with(features: bool, sets: &[impl AsRef<str>]) -> Config {
+    pub(in crate::model) fn config_with(features: bool, sets: &[impl AsRef<str>]) -> Config {
         let overrides: Vec<Override> = sets
             .iter()
             .map(|t| Override::parse(t.as_ref()).unwrap())
@@ -784,7 +791,7 @@ pub(super) mod tests {
     }
 
     /// A fixed pseudo-random sequence: `pick(n)` is below `n`.
-    fn picker(mut state: u64) -> impl FnMut(usize) -> usize {
+    pub(in crate::model) fn picker(mut state: u64) -> impl FnMut(usize) -> usize {
         move |n| {
             state ^= state << 13;
             state ^= state >> 7;
@@ -918,7 +925,11 @@ pub(super) mod tests {
 
     /// Case `case` of the random variants: of the default scenario if even, of the features
     /// scenario if odd, with `extra` overrides and a random seed.
-    fn random_case(pick: &mut impl FnMut(usize) -> usize, case: u32, extra: &[&str]) -> Config {
+    pub(in crate::model) fn random_case(
+        pick: &mut impl FnMut(usize) -> usize,
+        case: u32,
+        extra: &[&str],
+    ) -> Config {
         let features = case % 2 == 1;
         let mut sets = if features {
             random_features(pick)
@@ -960,7 +971,7 @@ pub(super) mod tests {
     }
 
     /// The default scenario's gangs elastic, on instance sizes, with on-demand shortfalls.
-    const ELASTIC_DEFAULT: [&str; 10] = [
+    pub(in crate::model) const ELASTIC_DEFAULT: [&str; 10] = [
         "workload.experiments.scaling_efficiency=0.9",
         "workload.experiments.min_gpus=1",
         "workload.experiments.max_gpus=8",
