@@ -722,7 +722,7 @@ pub(super) mod tests {
     }
 
     /// The default scenario, or `tests/data/features.toml`, with `--set` overrides `sets`.
-    pub(in crate::model) fn config_with(features: bool, sets: &[impl AsRef<str>]) -> Config {
+    fn config_with(features: bool, sets: &[impl AsRef<str>]) -> Config {
         let overrides: Vec<Override> = sets
             .iter()
             .map(|t| Override::parse(t.as_ref()).unwrap())
