@@ -66,6 +66,8 @@ impl FleetSim<'_> {
                 *seen = (*seen).min(self.no_capacity_gpus[sp]);
             }
             let class = self.jobs[key.slot as usize].class;
+            // Like `place_waiting`'s outcomes on purpose, not through it: the reference keeps
+            // its own skips (by class key, not the queue's failed classes).
             match tried {
                 Tried::Placed => self.queue.remove(class, key),
                 Tried::Refused => {
@@ -98,7 +100,6 @@ impl FleetSim<'_> {
     }
 }
 
-#[cfg(test)]
 mod tests {
     use super::super::scheduling::tests::{ELASTIC_DEFAULT, default_scaled, picker, random_case};
     use super::super::simulate;
