@@ -47,8 +47,6 @@ impl Held {
 #[derive(Debug, Clone)]
 pub(super) struct Holding {
     pub(super) pool: usize,
-    /// The pool's nodes' generation when worked out (stale once a node went down).
-    pub(super) generation: u64,
     pub(super) reservation: Reservation,
 }
 
@@ -339,17 +337,6 @@ impl<'c> FleetSim<'c> {
         }
     }
 
-    /// Whether the reservation of the last pass still describes the nodes (none of the pool it
-    /// holds went down since it was worked out).
-    pub(super) fn reservation_current(&self) -> bool {
-        match self.reserved.as_ref().map(|r| &r.held) {
-            Some(Held::Known {
-                on: Some(holding), ..
-            }) => self.pools[holding.pool].nodes.generation == holding.generation,
-            _ => true,
-        }
-    }
-
     /// When a run on `sp` as `plan` says could start, hours: once its nodes are ready.
     pub(super) fn planned_start_h(&self, sp: usize, plan: &GangPlan, now_h: f64) -> f64 {
         let state = &self.pools[sp];
@@ -411,7 +398,6 @@ impl<'c> FleetSim<'c> {
         }
         best.map(|(sp, reservation)| Holding {
             pool: sp,
-            generation: self.pools[sp].nodes.generation,
             reservation,
         })
     }

@@ -524,6 +524,11 @@ pub struct FleetSim<'c> {
     /// unless a timer moved a job to another class.
     settled_at: Option<u64>,
     quiet_events: u64,
+    /// The nodes' changes (`nodes_changes`) when the last pass with waiting jobs ended, if
+    /// it left the queue settled for newcomers: no pool refused a job and it did not reach
+    /// the cap of turned-away jobs (see `settled_for_newcomers`; a newcomer that meets an
+    /// empty queue is always tried alone).
+    settled_nodes: Option<u64>,
     has_elastic: bool,
     /// Per pool, during a pass: the smallest gang that found no capacity there.
     no_capacity_gpus: Vec<u32>,
@@ -678,6 +683,7 @@ impl<'c> FleetSim<'c> {
             pass_needed: false,
             settled_at: None,
             quiet_events: 0,
+            settled_nodes: None,
             has_elastic,
             scratch_nodes: Vec::new(),
             scratch_jobs: Vec::new(),
@@ -1021,9 +1027,15 @@ impl engine::Model for FleetSim<'_> {
         }
         // Services before batch: reserves are topped up and lost replicas replaced first.
         if self.services_dirty {
+            let all = (1u64 << self.pools.len()) - 1;
+            let room = self.room_of(all);
             self.settle_services(sim);
-            // Replicas may have taken or given back GPUs: the next pass must look.
+            // Replicas may have taken or given back GPUs: the next pass must look, and GPUs
+            // given back are room for waiting jobs now.
             self.settled_at = None;
+            if self.room_of(all) != room {
+                self.pass_needed = true;
+            }
         }
         if self.pass_needed {
             self.pass(sim);

@@ -16,9 +16,6 @@ use crate::scenario::Placement;
 pub struct NodeSet {
     pub gpus_per_node: u32,
     pub placement: Placement,
-    /// Bumped whenever a node comes up or goes down, so a reservation computed on the nodes
-    /// as they were can tell it is stale.
-    pub generation: u64,
     /// Bumped at every change of the nodes or of their free GPUs: equal counts, equal pool.
     pub changes: u64,
     /// Bumped whenever the pool may have more room than before (GPUs given back, a node up,
@@ -158,7 +155,6 @@ impl NodeSet {
         Self {
             gpus_per_node,
             placement,
-            generation: 0,
             changes: 0,
             room_grew: 0,
             grew_to: vec![0; gpus_per_node as usize + 1],
@@ -211,7 +207,6 @@ impl NodeSet {
         );
         node.state = NodeState::Up;
         node.free_gpus = self.gpus_per_node;
-        self.generation += 1;
         self.changes += 1;
         self.room_grew += 1;
         self.grew_for_every_gang();
@@ -314,7 +309,6 @@ impl NodeSet {
             self.nodes[*moved as usize].up_pos = up_pos as u32;
         }
         self.free_gpus -= u64::from(self.gpus_per_node);
-        self.generation += 1;
         self.changes += 1;
         self.room_grew += 1;
         self.grew_for_every_gang();

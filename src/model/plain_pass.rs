@@ -10,12 +10,18 @@
 //! no pool has room for one GPU. The class of a job is worked out from its state at each step,
 //! not read from the queue.
 //!
-//! It leaves out: the skip of a pass that would place nothing (`FleetSim::pass`), the memos
-//! of classes that found no room in an earlier pass (`NoRoomMemo`) and of turned-away jobs
-//! (`HeldMemo`, `walk_held`), the reuse of the last pass's reservation, the merge of the
-//! queue's classes, and the skip of pools found full earlier in the pass (each job tries
-//! every pool afresh; what the pools told is gathered for the stop rule). Each of those claims
-//! to change no decision; [`tests`] checks that whole runs come out the same either way.
+//! Every newcomer gets a pass of its own, run where the real model tries it alone
+//! (`try_newcomer`), so events it schedules come before the next arrival in both; except
+//! after a pass that reached the cap of turned-away jobs, where the model documents that a
+//! newcomer is tried alone (`tried_alone_after_cap`).
+//!
+//! It leaves out: the newcomer tried alone, the skip of a pass that would place nothing
+//! (`FleetSim::pass`), the memos of classes that found no room in an earlier pass
+//! (`NoRoomMemo`) and of turned-away jobs (`HeldMemo`, `walk_held`), the reuse of the last
+//! pass's reservation, the merge of the queue's classes, and the skip of pools found full
+//! earlier in the pass (each job tries every pool afresh; what the pools told is gathered for
+//! the stop rule). Each of those claims to change no decision; [`tests`] checks that whole runs
+//! come out the same either way.
 
 use std::cell::Cell;
 
@@ -27,6 +33,10 @@ thread_local! {
     pub(super) static PLAIN_PASS: Cell<bool> = const { Cell::new(false) };
     /// Pools whose shortfall refused a request since this was last cleared (bit per pool).
     pub(super) static REFUSED_POOLS: Cell<u64> = const { Cell::new(0) };
+    /// Whether every newcomer is decided by a (plain) pass of its own, on this thread.
+    pub(super) static PLAIN_ARRIVALS: Cell<bool> = const { Cell::new(false) };
+    /// Whether the last pass on this thread turned away as many jobs as a pass may.
+    pub(super) static LAST_PASS_CAPPED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Whether the passes of this thread are plain ones.
@@ -34,9 +44,24 @@ pub(super) fn plain() -> bool {
     PLAIN_PASS.with(Cell::get)
 }
 
+/// Whether every newcomer of this thread is decided by a pass of its own.
+pub(super) fn plain_arrivals() -> bool {
+    PLAIN_ARRIVALS.with(Cell::get)
+}
+
 impl FleetSim<'_> {
-    /// The plain pass (see the module). Whether a pool refused a job on the way.
-    pub(super) fn place_waiting_plain(&mut self, now_h: f64, sim: &mut Sim<Event>) -> bool {
+    /// Whether the real model tries this newcomer alone only because it lets a pass that
+    /// reached the cap of turned-away jobs settle the queue (docs/scenario.md says so): the
+    /// reference does the same there, and checks every other newcomer against a pass.
+    pub(super) fn tried_alone_after_cap(&self) -> bool {
+        LAST_PASS_CAPPED.with(Cell::get)
+            && !self.queue.is_empty()
+            && self.settled_for_newcomers(policies::reserves(self.strategy.queue))
+    }
+
+    /// The plain pass (see the module). Whether a pool refused a job on the way, and whether
+    /// the reservation turned away as many jobs as a pass may.
+    pub(super) fn place_waiting_plain(&mut self, now_h: f64, sim: &mut Sim<Event>) -> (bool, bool) {
         let backfill = policies::backfills(self.strategy.queue);
         let reserves = policies::reserves(self.strategy.queue);
         let mut waiting: Vec<QueueKey> = self.queue.members().map(|(_, key)| key).collect();
@@ -96,7 +121,7 @@ impl FleetSim<'_> {
             }
         }
         self.no_capacity_gpus = no_capacity;
-        refused
+        (refused, held_left == 0)
     }
 }
 
@@ -116,11 +141,13 @@ mod tests {
             .collect()
     }
 
-    /// The same runs with plain passes.
+    /// The same runs with plain passes, a pass of its own for every newcomer.
     fn plain_outcomes(config: &Config) -> Vec<String> {
         PLAIN_PASS.with(|plain| plain.set(true));
+        PLAIN_ARRIVALS.with(|plain| plain.set(true));
         let outcomes = outcomes(config);
         PLAIN_PASS.with(|plain| plain.set(false));
+        PLAIN_ARRIVALS.with(|plain| plain.set(false));
         outcomes
     }
 

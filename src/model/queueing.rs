@@ -158,20 +158,29 @@ impl<'c> FleetSim<'c> {
     /// not delay the reservation, and a newcomer ahead of the reserved job (by priority) that
     /// cannot start takes the reservation over in a pass.
     pub(super) fn try_newcomer(&mut self, slot: u32, sim: &mut Sim<Event>) -> Tried {
+        #[cfg(test)]
+        if plain_pass::plain_arrivals() && !self.tried_alone_after_cap() {
+            // A pass of its own, where the newcomer would be tried (events it schedules come
+            // before the next arrival, as they would). "Placed": it is queued or placed.
+            self.insert_waiting(slot, sim.now_h());
+            self.pass(sim);
+            return Tried::Placed;
+        }
         let queue = self.strategy.queue;
         let try_now = |sim: &mut Sim<Event>, model: &mut Self| {
             model.forget_no_capacity();
             model.try_place(slot, sim)
         };
-        if !policies::reserves(queue) {
+        let reserves = policies::reserves(queue);
+        if !self.queue.is_empty() && !self.settled_for_newcomers(reserves) {
+            // A pass would not just try the newcomer: it decides.
+            self.pass_needed = true;
+            return Tried::NoRoom;
+        }
+        if !reserves {
             if self.queue.is_empty() || policies::backfills(queue) {
                 return try_now(sim, self);
             }
-            return Tried::NoRoom;
-        }
-        if self.reserved.is_some() && !self.reservation_current() {
-            // A node went down since the last pass: decide in a new one.
-            self.pass_needed = true;
             return Tried::NoRoom;
         }
         let tried = try_now(sim, self);
@@ -185,6 +194,17 @@ impl<'c> FleetSim<'c> {
             self.pass_needed = true;
         }
         tried
+    }
+
+    /// Whether a pass now would try a newcomer just as it is tried alone: the last pass had no
+    /// refusal (the refused job waits in another class, untried there), and under a
+    /// reservation the nodes are as it left them (a pass would work the reservation out
+    /// again). Without a reservation, GPUs taken since change no decision, and GPUs given back
+    /// start a pass of their own. (After a pass that reached the cap of turned-away jobs, a
+    /// new pass might skip the newcomer's class: see `settle_for_newcomers`.)
+    pub(super) fn settled_for_newcomers(&self, reserves: bool) -> bool {
+        self.settled_nodes
+            .is_some_and(|changes| !reserves || changes == self.nodes_changes())
     }
 
     /// The job (re-)enters the queue now: its burst threshold counts from here.
