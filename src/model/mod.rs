@@ -525,8 +525,7 @@ pub struct FleetSim<'c> {
     settled_at: Option<u64>,
     quiet_events: u64,
     /// The nodes' changes (`nodes_changes`) when the last pass with waiting jobs ended, if
-    /// it left the queue settled for newcomers: no pool refused a job and it did not reach
-    /// the cap of turned-away jobs (see `settled_for_newcomers`; a newcomer that meets an
+    /// no pool refused a job in it (see `settled_for_newcomers`; a newcomer that meets an
     /// empty queue is always tried alone).
     settled_nodes: Option<u64>,
     has_elastic: bool,
@@ -1027,7 +1026,8 @@ impl engine::Model for FleetSim<'_> {
         }
         // Services before batch: reserves are topped up and lost replicas replaced first.
         if self.services_dirty {
-            let all = (1u64 << self.pools.len()) - 1;
+            // Up to 64 pools: a bit each.
+            let all = u64::MAX >> (64 - self.pools.len());
             let room = self.room_of(all);
             self.settle_services(sim);
             // Replicas may have taken or given back GPUs: the next pass must look, and GPUs

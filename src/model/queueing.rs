@@ -152,10 +152,11 @@ impl<'c> FleetSim<'c> {
         tried
     }
 
-    /// Tries a job that just arrived. The queue is settled (every waiting job was tried at the
-    /// last change and nothing else changed since), so the newcomer is the only job that may
-    /// start now: under `fifo` only if nobody is ahead of it; under EASY backfill if it does
-    /// not delay the reservation, and a newcomer ahead of the reserved job (by priority) that
+    /// Tries a job that just arrived, or asks for a pass to decide it. While the queue is
+    /// settled (`settled_for_newcomers`: every waiting job was tried at the last pass and
+    /// nothing a pass looks at changed since), the newcomer is the only job that may start
+    /// now: under `fifo` only if nobody is ahead of it; under EASY backfill if it does not
+    /// delay the reservation, and a newcomer ahead of the reserved job (by priority) that
     /// cannot start takes the reservation over in a pass.
     pub(super) fn try_newcomer(&mut self, slot: u32, sim: &mut Sim<Event>) -> Tried {
         #[cfg(test)]
