@@ -524,9 +524,10 @@ pub struct FleetSim<'c> {
     /// unless a timer moved a job to another class.
     settled_at: Option<u64>,
     quiet_events: u64,
-    /// The nodes' changes (`nodes_changes`) when the last pass with waiting jobs ended, if
-    /// no pool refused a job in it (see `settled_for_newcomers`; a newcomer that meets an
-    /// empty queue is always tried alone).
+    /// The nodes' changes (`nodes_changes`) when the last pass with waiting jobs ended, or a
+    /// newcomer started alone behind the reserved job since, if no pool refused a job in that
+    /// pass (see `settled_for_newcomers`; a newcomer that meets an empty queue is always
+    /// tried alone).
     settled_nodes: Option<u64>,
     has_elastic: bool,
     /// Per pool, during a pass: the smallest gang that found no capacity there.

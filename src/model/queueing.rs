@@ -193,13 +193,19 @@ impl<'c> FleetSim<'c> {
             // may let jobs behind start: either way a pass decides, as every event would in
             // a real scheduler.
             self.pass_needed = true;
+        } else if tried == Tried::Placed {
+            // Behind the reserved job, it ends by the shadow time or runs on GPUs the
+            // reservation does not hold (what it took is counted off the spare): a pass would
+            // work out the same reservation and try the same jobs, so the queue stays settled.
+            self.settled_nodes = Some(self.nodes_changes());
         }
         tried
     }
 
     /// Whether a pass now would try a newcomer just as it is tried alone: the last pass had no
     /// refusal (the refused job waits in another class, untried there), and under a
-    /// reservation the nodes are as it left them (a pass would work the reservation out
+    /// reservation the nodes are as it left them, or as newcomers started alone behind the
+    /// reserved job left them (other changes would make a pass work the reservation out
     /// again). Without a reservation, GPUs taken since change no decision, and GPUs given back
     /// start a pass of their own. (After a pass that reached the cap of turned-away jobs, a
     /// new pass might skip the newcomer's class: see `settle_for_newcomers`.)
