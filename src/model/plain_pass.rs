@@ -37,6 +37,14 @@ thread_local! {
     pub(super) static PLAIN_ARRIVALS: Cell<bool> = const { Cell::new(false) };
     /// Whether the last pass on this thread turned away as many jobs as a pass may.
     pub(super) static LAST_PASS_CAPPED: Cell<bool> = const { Cell::new(false) };
+    /// Whether, on this thread, a newcomer after a pass that reached the cap of turned-away
+    /// jobs gets a pass of its own in the model too (and so in the reference).
+    pub(super) static PASSES_AFTER_CAP: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether newcomers after a pass that reached the cap get passes (see `PASSES_AFTER_CAP`).
+pub(super) fn passes_after_cap() -> bool {
+    PASSES_AFTER_CAP.with(Cell::get)
 }
 
 /// Whether the passes of this thread are plain ones.
@@ -54,7 +62,8 @@ impl FleetSim<'_> {
     /// reached the cap of turned-away jobs settle the queue (docs/scenario.md says so): the
     /// reference does the same there, and checks every other newcomer against a pass.
     pub(super) fn tried_alone_after_cap(&self) -> bool {
-        LAST_PASS_CAPPED.with(Cell::get)
+        !passes_after_cap()
+            && LAST_PASS_CAPPED.with(Cell::get)
             && !self.queue.is_empty()
             && self.settled_for_newcomers(policies::reserves(self.strategy.queue))
     }
@@ -215,6 +224,20 @@ mod tests {
                 .collect();
             assert_same(&default_scaled(16, &sets), &format!("x16 with {field}"));
         }
+    }
+
+    /// The default at 64 times its size for a month, where a pass often reaches the cap of
+    /// turned-away jobs, with newcomers after such a pass decided by passes in the model
+    /// too: then every newcomer is checked against a pass, and newcomers that started alone
+    /// behind the reserved job must leave the queue as settled as a pass would.
+    #[test]
+    fn newcomers_after_capped_passes_run_the_same_with_plain_passes() {
+        PASSES_AFTER_CAP.with(|on| on.set(true));
+        assert_same(
+            &default_scaled(64, &[]),
+            "x64, newcomers after capped passes by passes",
+        );
+        PASSES_AFTER_CAP.with(|on| on.set(false));
     }
 
     /// Random variants as below, more of them and from another sequence each `PLAIN_SEED`

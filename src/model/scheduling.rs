@@ -71,6 +71,8 @@ impl<'c> FleetSim<'c> {
     /// (docs/scenario.md says so): deciding newcomers in passes then cost hybrid-dgx-spot
     /// a quarter more instructions at 312 times the default fleet.
     pub(super) fn settle_for_newcomers(&mut self, refused: bool, capped: bool) {
+        #[cfg(test)]
+        let refused = refused || capped && plain_pass::passes_after_cap();
         self.settled_nodes = (!refused).then(|| self.nodes_changes());
         #[cfg(test)]
         plain_pass::LAST_PASS_CAPPED.with(|last| last.set(capped));
