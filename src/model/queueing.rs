@@ -194,9 +194,10 @@ impl<'c> FleetSim<'c> {
             // a real scheduler.
             self.pass_needed = true;
         } else if tried == Tried::Placed {
-            // Behind the reserved job, it ends by the shadow time or runs on GPUs the
-            // reservation does not hold (what it took is counted off the spare): a pass would
-            // work out the same reservation and try the same jobs, so the queue stays settled.
+            // Behind the reserved job (or with none), it ends by the shadow time or runs on
+            // GPUs the reservation does not hold (what it took is counted off the spare): a
+            // pass would work out the same reservation and try the same jobs, so the queue
+            // stays settled.
             self.settled_nodes = Some(self.nodes_changes());
         }
         tried
