@@ -47,6 +47,11 @@ pub(super) fn passes_after_cap() -> bool {
     PASSES_AFTER_CAP.with(Cell::get)
 }
 
+/// Whether the last pass on this thread reached the cap of turned-away jobs.
+pub(super) fn last_pass_capped() -> bool {
+    LAST_PASS_CAPPED.with(Cell::get)
+}
+
 /// Whether the passes of this thread are plain ones.
 pub(super) fn plain() -> bool {
     PLAIN_PASS.with(Cell::get)
@@ -63,14 +68,13 @@ impl FleetSim<'_> {
     /// reference does the same there, and checks every other newcomer against a pass.
     pub(super) fn tried_alone_after_cap(&self) -> bool {
         !passes_after_cap()
-            && LAST_PASS_CAPPED.with(Cell::get)
+            && last_pass_capped()
             && !self.queue.is_empty()
             && self.settled_for_newcomers(policies::reserves(self.strategy.queue))
     }
 
-    /// The plain pass (see the module). Whether a pool refused a job on the way, and whether
-    /// the reservation turned away as many jobs as a pass may.
-    pub(super) fn place_waiting_plain(&mut self, now_h: f64, sim: &mut Sim<Event>) -> (bool, bool) {
+    /// The plain pass (see the module). Whether a pool refused a job on the way.
+    pub(super) fn place_waiting_plain(&mut self, now_h: f64, sim: &mut Sim<Event>) -> bool {
         let backfill = policies::backfills(self.strategy.queue);
         let reserves = policies::reserves(self.strategy.queue);
         let mut waiting: Vec<QueueKey> = self.queue.members().map(|(_, key)| key).collect();
@@ -130,7 +134,8 @@ impl FleetSim<'_> {
             }
         }
         self.no_capacity_gpus = no_capacity;
-        (refused, held_left == 0)
+        LAST_PASS_CAPPED.with(|last| last.set(held_left == 0));
+        refused
     }
 }
 

@@ -40,8 +40,8 @@ impl<'c> FleetSim<'c> {
         self.check_classes(now_h);
         #[cfg(test)]
         if plain_pass::plain() {
-            let (refused, capped) = self.place_waiting_plain(now_h, sim);
-            self.settle_for_newcomers(refused, capped);
+            let refused = self.place_waiting_plain(now_h, sim);
+            self.settle_for_newcomers(refused);
             return;
         }
         // Only quiet events came since a pass that no pool refused (`settled_at`), and no timer
@@ -58,11 +58,11 @@ impl<'c> FleetSim<'c> {
             self.reserved = previous;
             return;
         }
-        let (refused, capped) = self.place_waiting(previous.as_ref(), now_h, sim);
+        let refused = self.place_waiting(previous.as_ref(), now_h, sim);
         // A refusal changes what the next pass does (the job's retry timer closes the pool).
         self.settled_at = (!refused).then(|| sim.events_handled());
         self.quiet_events = 0;
-        self.settle_for_newcomers(refused, capped);
+        self.settle_for_newcomers(refused);
     }
 
     /// After a pass: whether it leaves the queue settled for newcomers (see
@@ -70,24 +70,20 @@ impl<'c> FleetSim<'c> {
     /// turned-away jobs settles too, though a new one might skip the newcomer's class
     /// (docs/scenario.md says so): deciding newcomers in passes then cost hybrid-dgx-spot
     /// a quarter more instructions at 312 times the default fleet.
-    pub(super) fn settle_for_newcomers(&mut self, refused: bool, capped: bool) {
+    pub(super) fn settle_for_newcomers(&mut self, refused: bool) {
         #[cfg(test)]
-        let refused = refused || capped && plain_pass::passes_after_cap();
+        let refused = refused || plain_pass::passes_after_cap() && plain_pass::last_pass_capped();
         self.settled_nodes = (!refused).then(|| self.nodes_changes());
-        #[cfg(test)]
-        plain_pass::LAST_PASS_CAPPED.with(|last| last.set(capped));
-        #[cfg(not(test))]
-        let _ = capped;
     }
 
     /// The pass's walk over the waiting jobs, in discipline order. Whether a pool refused a
-    /// job on the way, and whether the reservation turned away as many jobs as a pass may.
+    /// job on the way.
     fn place_waiting(
         &mut self,
         previous: Option<&Reserved>,
         now_h: f64,
         sim: &mut Sim<Event>,
-    ) -> (bool, bool) {
+    ) -> bool {
         let (mut reserved_now, mut refused) = (false, false);
         self.forget_no_capacity();
         self.held_memos.clear();
@@ -142,7 +138,9 @@ impl<'c> FleetSim<'c> {
                 held_left = self.walk_held(held_left, now_h);
             }
         }
-        (refused, held_left == 0)
+        #[cfg(test)]
+        plain_pass::LAST_PASS_CAPPED.with(|last| last.set(held_left == 0));
+        refused
     }
 
     /// Whether a pass now would give the reservation `previous` on as it is (see
@@ -177,7 +175,7 @@ impl<'c> FleetSim<'c> {
     fn check_idle_pass(&mut self, previous: Option<&Reserved>, now_h: f64, sim: &mut Sim<Event>) {
         let (scheduled, queued) = (sim.events_scheduled(), self.queue.len());
         let before = format!("{previous:?}");
-        let (refused, _) = self.place_waiting(previous, now_h, sim);
+        let refused = self.place_waiting(previous, now_h, sim);
         assert!(!refused, "a skipped pass at {now_h} h is refused nodes");
         assert_eq!(
             sim.events_scheduled(),
