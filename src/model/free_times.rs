@@ -103,9 +103,14 @@ impl MinTree {
         }
         let mut i = slot + self.leaves;
         self.min[i] = value;
+        // Up to the first ancestor whose minimum stays: those above it keep theirs too.
         while i > 1 {
             i /= 2;
-            self.min[i] = self.min[2 * i].min(self.min[2 * i + 1]);
+            let min = self.min[2 * i].min(self.min[2 * i + 1]);
+            if min == self.min[i] {
+                break;
+            }
+            self.min[i] = min;
         }
     }
 
@@ -531,5 +536,37 @@ mod tests {
         assert_eq!(tree.first_at_most(0, 3.0), Some(1));
         assert_eq!(tree.first_at_most(6, 3.0), Some(40));
         assert_eq!(tree.first_at_most(41, 1e300), None);
+    }
+
+    proptest::proptest! {
+        /// After any changes, every inner entry of the tree is the minimum of its two children
+        /// (a change stops climbing where an ancestor keeps its minimum), and searches answer
+        /// as a scan of the values does.
+        #[test]
+        fn the_min_tree_answers_as_a_scan_after_any_changes(
+            changes in proptest::collection::vec((0usize..70, 0u8..6), 1..120),
+            // Searches are for times (finite): unused slots hold infinity.
+            queries in proptest::collection::vec((0usize..72, 0u8..5), 1..20),
+        ) {
+            let mut tree = MinTree::new();
+            let mut values: Vec<f64> = Vec::new();
+            // Few distinct values, so that changes often leave a minimum as it was.
+            let value = |v: u8| if v == 5 { f64::INFINITY } else { f64::from(v) };
+            for (slot, v) in changes {
+                tree.set(slot, value(v));
+                if slot >= values.len() {
+                    values.resize(slot + 1, f64::INFINITY);
+                }
+                values[slot] = value(v);
+                for i in 1..tree.leaves {
+                    proptest::prop_assert_eq!(tree.min[i], tree.min[2 * i].min(tree.min[2 * i + 1]));
+                }
+            }
+            for (from, limit) in queries {
+                let limit = value(limit);
+                let scanned = (from..values.len()).find(|&slot| values[slot] <= limit);
+                proptest::prop_assert_eq!(tree.first_at_most(from, limit), scanned);
+            }
+        }
     }
 }

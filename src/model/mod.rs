@@ -525,10 +525,17 @@ pub struct FleetSim<'c> {
     settled_at: Option<u64>,
     quiet_events: u64,
     /// The nodes' changes (`nodes_changes`) when the last pass with waiting jobs ended, or a
-    /// newcomer started alone behind the reserved job since, if no pool refused a job in that
-    /// pass (see `settled_for_newcomers`; a newcomer that meets an empty queue is always
-    /// tried alone).
+    /// newcomer started alone behind the reserved job since, if that pass left the queue
+    /// settled: no pool refused a job, and it did not reach the cap of turned-away jobs after
+    /// starting one (see `settled_for_newcomers`; a newcomer that meets an empty queue is
+    /// always tried alone).
     settled_nodes: Option<u64>,
+    /// How many more jobs the last pass could have turned away (`HELD_PER_PASS_MAX` less
+    /// those it did), less the newcomers turned away since; exact while no newcomer started
+    /// since (`held_left_exact`), else a lower bound (a start only shrinks room, which turns
+    /// away no more jobs). Tells where a pass after a newcomer would reach the cap.
+    held_left: u32,
+    held_left_exact: bool,
     has_elastic: bool,
     /// Per pool, during a pass: the smallest gang that found no capacity there.
     no_capacity_gpus: Vec<u32>,
@@ -684,6 +691,8 @@ impl<'c> FleetSim<'c> {
             settled_at: None,
             quiet_events: 0,
             settled_nodes: None,
+            held_left: HELD_PER_PASS_MAX,
+            held_left_exact: true,
             has_elastic,
             scratch_nodes: Vec::new(),
             scratch_jobs: Vec::new(),

@@ -11,9 +11,7 @@
 //! not read from the queue.
 //!
 //! Every newcomer gets a pass of its own, run where the real model tries it alone
-//! (`try_newcomer`), so events it schedules come before the next arrival in both; except
-//! after a pass that reached the cap of turned-away jobs, where the model documents that a
-//! newcomer is tried alone (`tried_alone_after_cap`).
+//! (`try_newcomer`), so events it schedules come before the next arrival in both.
 //!
 //! It leaves out: the newcomer tried alone, the skip of a pass that would place nothing
 //! (`FleetSim::pass`), the memos of classes that found no room in an earlier pass
@@ -35,21 +33,6 @@ thread_local! {
     pub(super) static REFUSED_POOLS: Cell<u64> = const { Cell::new(0) };
     /// Whether every newcomer is decided by a (plain) pass of its own, on this thread.
     pub(super) static PLAIN_ARRIVALS: Cell<bool> = const { Cell::new(false) };
-    /// Whether the last pass on this thread turned away as many jobs as a pass may.
-    pub(super) static LAST_PASS_CAPPED: Cell<bool> = const { Cell::new(false) };
-    /// Whether, on this thread, a newcomer after a pass that reached the cap of turned-away
-    /// jobs gets a pass of its own in the model too (and so in the reference).
-    pub(super) static PASSES_AFTER_CAP: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether newcomers after a pass that reached the cap get passes (see `PASSES_AFTER_CAP`).
-pub(super) fn passes_after_cap() -> bool {
-    PASSES_AFTER_CAP.with(Cell::get)
-}
-
-/// Whether the last pass on this thread reached the cap of turned-away jobs.
-pub(super) fn last_pass_capped() -> bool {
-    LAST_PASS_CAPPED.with(Cell::get)
 }
 
 /// Whether the passes of this thread are plain ones.
@@ -63,16 +46,6 @@ pub(super) fn plain_arrivals() -> bool {
 }
 
 impl FleetSim<'_> {
-    /// Whether the real model tries this newcomer alone only because it lets a pass that
-    /// reached the cap of turned-away jobs settle the queue (docs/scenario.md says so): the
-    /// reference does the same there, and checks every other newcomer against a pass.
-    pub(super) fn tried_alone_after_cap(&self) -> bool {
-        !passes_after_cap()
-            && last_pass_capped()
-            && !self.queue.is_empty()
-            && self.settled_for_newcomers(policies::reserves(self.strategy.queue))
-    }
-
     /// The plain pass (see the module). Whether a pool refused a job on the way.
     pub(super) fn place_waiting_plain(&mut self, now_h: f64, sim: &mut Sim<Event>) -> bool {
         let backfill = policies::backfills(self.strategy.queue);
@@ -134,7 +107,6 @@ impl FleetSim<'_> {
             }
         }
         self.no_capacity_gpus = no_capacity;
-        LAST_PASS_CAPPED.with(|last| last.set(held_left == 0));
         refused
     }
 }
@@ -232,17 +204,22 @@ mod tests {
     }
 
     /// The default at 64 times its size for a month, where a pass often reaches the cap of
-    /// turned-away jobs, with newcomers after such a pass decided by passes in the model
-    /// too: then every newcomer is checked against a pass, and newcomers that started alone
-    /// behind the reserved job must leave the queue as settled as a pass would.
+    /// turned-away jobs: newcomers after such a pass must be skipped where the pass after
+    /// them would skip their class, and counted against the cap as it would count them.
     #[test]
     fn newcomers_after_capped_passes_run_the_same_with_plain_passes() {
-        PASSES_AFTER_CAP.with(|on| on.set(true));
-        assert_same(
-            &default_scaled(64, &[]),
-            "x64, newcomers after capped passes by passes",
-        );
-        PASSES_AFTER_CAP.with(|on| on.set(false));
+        assert_same(&default_scaled(64, &[]), "x64");
+    }
+
+    /// The same under `priority`, where a newcomer may come ahead of jobs the last pass
+    /// decided (the workloads' priorities differ).
+    #[test]
+    fn newcomers_ahead_of_capped_passes_run_the_same_with_plain_passes() {
+        let sets: Vec<String> = ["reserved-burst", "hybrid-dgx-on-demand", "hybrid-dgx-spot"]
+            .iter()
+            .map(|s| format!("strategy.{s}.queue=priority"))
+            .collect();
+        assert_same(&default_scaled(64, &sets), "x64 with queue=priority");
     }
 
     /// Random variants as below, more of them and from another sequence each `PLAIN_SEED`

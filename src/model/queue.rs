@@ -65,8 +65,12 @@ pub struct WaitQueue {
     heads: Vec<Option<QueueKey>>,
     ids: BTreeMap<ClassKey, usize>,
     len: usize,
-    /// During a pass: classes whose first job found no room.
+    /// Classes whose job found no room, or was turned away once the pass could turn away no
+    /// more, in the last pass (kept until the next one begins).
     failed: Vec<bool>,
+    /// Where each failed class failed: the key of the job that failed it. A job queued after
+    /// the pass, behind that key, is one the pass would have skipped.
+    failed_at: Vec<Option<QueueKey>>,
     /// The classes with a head that has not failed, with its place in the order as one number
     /// (`(order, class)`), so that a step of a pass compares numbers of those classes only;
     /// `live_at[class]` is where a class is in it ([`NO_SLOT`]: not there).
@@ -142,6 +146,7 @@ impl WaitQueue {
         self.fronts.push(None);
         self.heads.push(None);
         self.failed.push(false);
+        self.failed_at.push(None);
         self.live_at.push(NO_SLOT);
         self.nonempty_at.push(NO_SLOT);
         let id = self.classes.len() - 1;
@@ -375,13 +380,45 @@ impl WaitQueue {
         }
     }
 
-    /// No later job of `class` can be placed in this pass.
+    /// No later job of `class` can be placed in this pass (the job handed out last failed it).
     pub fn fail_class(&mut self, class: usize) {
         self.failed[class] = true;
+        self.failed_at[class] = self.cursor;
         let at = self.live_at[class];
         if at != NO_SLOT {
             self.leave_live(class, at);
         }
+    }
+
+    /// Whether the last pass skipped `class` from before `key` on: a job of `key` queued in
+    /// it since would have been skipped too.
+    pub fn failed_before(&self, class: usize, key: QueueKey) -> bool {
+        self.failed[class] && self.failed_at[class].is_some_and(|at| at < key)
+    }
+
+    /// Whether the last pass handed out no job at or after `key` (it would come to a job of
+    /// `key` after all it decided).
+    pub fn after_pass(&self, key: QueueKey) -> bool {
+        self.cursor.is_none_or(|cursor| key > cursor)
+    }
+
+    /// A pass found the queue empty: it skipped no class and handed out nothing. Whether
+    /// the pass before had handed out any job (it is forgotten).
+    #[inline]
+    pub fn forget_pass(&mut self) -> bool {
+        if self.cursor.is_none() {
+            return false;
+        }
+        self.failed.fill(false);
+        self.cursor = None;
+        true
+    }
+
+    /// A job of `class` queued after the last pass, `key`, was turned away where that pass
+    /// could turn away no more: the pass would have skipped the rest of its class from there.
+    pub fn fail_class_at(&mut self, class: usize, key: QueueKey) {
+        self.failed[class] = true;
+        self.failed_at[class] = Some(key);
     }
 
     /// Capacity grew during the pass (nodes granted before a refusal): try failed classes again.

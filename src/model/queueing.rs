@@ -160,7 +160,7 @@ impl<'c> FleetSim<'c> {
     /// cannot start takes the reservation over in a pass.
     pub(super) fn try_newcomer(&mut self, slot: u32, sim: &mut Sim<Event>) -> Tried {
         #[cfg(test)]
-        if plain_pass::plain_arrivals() && !self.tried_alone_after_cap() {
+        if plain_pass::plain_arrivals() {
             // A pass of its own, where the newcomer would be tried (events it schedules come
             // before the next arrival, as they would). "Placed": it is queued or placed.
             self.insert_waiting(slot, sim.now_h());
@@ -178,6 +178,12 @@ impl<'c> FleetSim<'c> {
             self.pass_needed = true;
             return Tried::NoRoom;
         }
+        if !self.queue.is_empty()
+            && policies::backfills(queue)
+            && self.skipped_by_last_pass(slot, sim.now_h())
+        {
+            return Tried::NoRoom;
+        }
         if !reserves {
             if self.queue.is_empty() || policies::backfills(queue) {
                 return try_now(sim, self);
@@ -193,6 +199,10 @@ impl<'c> FleetSim<'c> {
             // may let jobs behind start: either way a pass decides, as every event would in
             // a real scheduler.
             self.pass_needed = true;
+        } else if !self.queue.is_empty() && !self.counted_as_a_pass(slot, tried, sim.now_h()) {
+            // Where the pass after it reaches the cap of turned-away jobs is not known: it
+            // decides the classes that pass skips.
+            self.pass_needed = true;
         } else if tried == Tried::Placed {
             // Behind the reserved job (or with none), it ends by the shadow time or runs on
             // GPUs the reservation does not hold (what it took is counted off the spare): a
@@ -203,13 +213,58 @@ impl<'c> FleetSim<'c> {
         tried
     }
 
+    /// Counts a newcomer tried alone behind the reserved job as the pass after its arrival
+    /// would count it against the cap of turned-away jobs (`held_left`); whether the model
+    /// still knows which classes that pass skips. A pass reaches the same jobs as the last
+    /// one and decides them alike, so only the cap can move: a newcomer turned away takes one
+    /// more of it, and where none is left its class is skipped from it on (it comes after
+    /// every job the last pass decided, under `backfill` always); one that started shrank the
+    /// room, so jobs turned away before may now find none and the count becomes a bound; one
+    /// that found no room is skipped with its class. Only a pass knows in the other cases:
+    /// a start after a pass that reached the cap, a job turned away where the bound is near
+    /// it, a newcomer ahead of jobs the pass decided (by priority) near the cap.
+    fn counted_as_a_pass(&mut self, slot: u32, tried: Tried, now_h: f64) -> bool {
+        let key = self.jobs[slot as usize].key;
+        let last = self.queue.after_pass(key);
+        match tried {
+            Tried::Placed if self.held_left == 0 => false,
+            Tried::Placed => {
+                self.held_left_exact = false;
+                true
+            }
+            Tried::Held if self.held_left >= 2 => {
+                self.held_left -= 1;
+                true
+            }
+            Tried::Held if self.held_left_exact && last => {
+                self.held_left = 0;
+                let class = self.class_of(slot, now_h);
+                self.queue.fail_class_at(class, key);
+                true
+            }
+            Tried::Held => false,
+            Tried::NoRoom | Tried::Refused => self.held_left > 0 || last,
+        }
+    }
+
+    /// Whether the last pass skipped the newcomer's class from before the newcomer's place in
+    /// the order on (a job of the class found no room, or was turned away once the pass could
+    /// turn away no more): run again now, with nothing changed since, it would skip the
+    /// newcomer too, so it waits untried. (A job of the class found no room: so would the
+    /// newcomer, as room only shrank since.)
+    fn skipped_by_last_pass(&mut self, slot: u32, now_h: f64) -> bool {
+        let class = self.class_of(slot, now_h);
+        self.queue
+            .failed_before(class, self.jobs[slot as usize].key)
+    }
+
     /// Whether a pass now would try a newcomer just as it is tried alone: the last pass had no
     /// refusal (the refused job waits in another class, untried there), and under a
     /// reservation the nodes are as it left them, or as newcomers started alone behind the
     /// reserved job left them (other changes would make a pass work the reservation out
     /// again). Without a reservation, GPUs taken since change no decision, and GPUs given back
-    /// start a pass of their own. (After a pass that reached the cap of turned-away jobs, a
-    /// new pass might skip the newcomer's class: see `settle_for_newcomers`.)
+    /// start a pass of their own. A newcomer whose class that pass skipped before its place
+    /// is not tried (`skipped_by_last_pass`).
     pub(super) fn settled_for_newcomers(&self, reserves: bool) -> bool {
         self.settled_nodes
             .is_some_and(|changes| !reserves || changes == self.nodes_changes())

@@ -32,6 +32,10 @@ impl<'c> FleetSim<'c> {
         // changed since).
         let previous = self.reserved.take();
         if self.queue.is_empty() {
+            // Nothing waits: no class is skipped and no job turned away.
+            if self.queue.forget_pass() {
+                (self.held_left, self.held_left_exact) = (HELD_PER_PASS_MAX, true);
+            }
             return;
         }
         let now_h = sim.now_h();
@@ -59,20 +63,21 @@ impl<'c> FleetSim<'c> {
             return;
         }
         let refused = self.place_waiting(previous.as_ref(), now_h, sim);
+        // Where it reached the cap of turned-away jobs after starting a job, the same pass
+        // again, on less room, may reach the cap later and start jobs this one skipped.
+        let capped_unknown = self.held_left == 0 && !self.held_left_exact;
         // A refusal changes what the next pass does (the job's retry timer closes the pool).
-        self.settled_at = (!refused).then(|| sim.events_handled());
+        let settled = !refused && !capped_unknown;
+        self.settled_at = settled.then(|| sim.events_handled());
         self.quiet_events = 0;
-        self.settle_for_newcomers(refused);
+        self.settle_for_newcomers(!settled);
     }
 
     /// After a pass: whether it leaves the queue settled for newcomers (see
     /// `settled_for_newcomers`), and the nodes' changes then. A pass that reached the cap of
-    /// turned-away jobs settles too, though a new one might skip the newcomer's class
-    /// (docs/scenario.md says so): deciding newcomers in passes then cost hybrid-dgx-spot
-    /// a quarter more instructions at 312 times the default fleet.
+    /// turned-away jobs settles too: the classes it skipped stay skipped for newcomers
+    /// (`skipped_by_last_pass`).
     pub(super) fn settle_for_newcomers(&mut self, refused: bool) {
-        #[cfg(test)]
-        let refused = refused || plain_pass::passes_after_cap() && plain_pass::last_pass_capped();
         self.settled_nodes = (!refused).then(|| self.nodes_changes());
     }
 
@@ -90,6 +95,9 @@ impl<'c> FleetSim<'c> {
         let backfill = policies::backfills(self.strategy.queue);
         let reserves = policies::reserves(self.strategy.queue);
         let mut held_left = HELD_PER_PASS_MAX;
+        // A job started after one was turned away: the same pass again, on less room, may find
+        // no room for jobs this one turned away, and so turn away fewer.
+        let mut started_after_held = false;
         self.queue.begin_pass();
         while let Some((key, class)) = self.queue.next_in_pass() {
             self.queue_steps += 1;
@@ -107,7 +115,10 @@ impl<'c> FleetSim<'c> {
                 tried
             };
             match tried {
-                Tried::Placed => self.queue.remove(class, key),
+                Tried::Placed => {
+                    started_after_held |= held_left < HELD_PER_PASS_MAX;
+                    self.queue.remove(class, key);
+                }
                 // A retry timer now blocks a pool for this job alone: it changes class.
                 Tried::Refused => {
                     refused = true;
@@ -138,8 +149,7 @@ impl<'c> FleetSim<'c> {
                 held_left = self.walk_held(held_left, now_h);
             }
         }
-        #[cfg(test)]
-        plain_pass::LAST_PASS_CAPPED.with(|last| last.set(held_left == 0));
+        (self.held_left, self.held_left_exact) = (held_left, !started_after_held);
         refused
     }
 
