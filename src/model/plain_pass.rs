@@ -224,7 +224,7 @@ mod tests {
 
     /// The default at `PLAIN_K` times its size (312 if unset: 9,984 GPUs) for a month, with
     /// `PLAIN_SET` set on its three burst strategies if given (a field such as
-    /// `queue=priority`): a longer hunt at the fleets of issue #25, where a quarter of the
+    /// `queue=priority`): a longer hunt at fleets of thousands of GPUs, where a quarter of the
     /// walks reach the cap of turned-away jobs. `PLAIN_SET=queue=priority cargo test --release
     /// -- --ignored larger_fleets`; at 312 times about 100 s under `backfill`, 60 s under
     /// `priority`.
