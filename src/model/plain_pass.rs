@@ -137,6 +137,15 @@ mod tests {
         outcomes
     }
 
+    /// `--set` texts giving `field` (such as `queue=priority`) to the default scenario's three
+    /// strategies that burst to elastic pools.
+    fn on_burst_strategies(field: &str) -> Vec<String> {
+        ["reserved-burst", "hybrid-dgx-on-demand", "hybrid-dgx-spot"]
+            .iter()
+            .map(|s| format!("strategy.{s}.{field}"))
+            .collect()
+    }
+
     /// Compares the two, strategy by strategy, naming the first difference.
     fn assert_same(config: &Config, what: &str) {
         let (fast, plain) = (outcomes(config), plain_outcomes(config));
@@ -187,7 +196,6 @@ mod tests {
     /// long queues, walks that reach the cap of turned-away jobs.
     #[test]
     fn a_larger_fleet_runs_the_same_with_plain_passes() {
-        let burst = ["reserved-burst", "hybrid-dgx-on-demand", "hybrid-dgx-spot"];
         for field in [
             "queue=backfill",
             "queue=fifo",
@@ -195,10 +203,7 @@ mod tests {
             "queue=first_fit",
             "placement=spread",
         ] {
-            let sets: Vec<String> = burst
-                .iter()
-                .map(|s| format!("strategy.{s}.{field}"))
-                .collect();
+            let sets = on_burst_strategies(field);
             assert_same(&default_scaled(16, &sets), &format!("x16 with {field}"));
         }
     }
@@ -215,10 +220,7 @@ mod tests {
     /// decided (the workloads' priorities differ).
     #[test]
     fn newcomers_ahead_of_capped_passes_run_the_same_with_plain_passes() {
-        let sets: Vec<String> = ["reserved-burst", "hybrid-dgx-on-demand", "hybrid-dgx-spot"]
-            .iter()
-            .map(|s| format!("strategy.{s}.queue=priority"))
-            .collect();
+        let sets = on_burst_strategies("queue=priority");
         assert_same(&default_scaled(64, &sets), "x64 with queue=priority");
     }
 
@@ -232,13 +234,7 @@ mod tests {
     #[ignore = "a longer hunt, run by hand"]
     fn larger_fleets_run_the_same_with_plain_passes() {
         let k: u32 = std::env::var("PLAIN_K").map_or(312, |s| s.parse().unwrap());
-        let sets: Vec<String> = match std::env::var("PLAIN_SET") {
-            Ok(field) => ["reserved-burst", "hybrid-dgx-on-demand", "hybrid-dgx-spot"]
-                .iter()
-                .map(|s| format!("strategy.{s}.{field}"))
-                .collect(),
-            Err(_) => Vec::new(),
-        };
+        let sets = std::env::var("PLAIN_SET").map_or(Vec::new(), |f| on_burst_strategies(&f));
         assert_same(&default_scaled(k, &sets), &format!("x{k} {sets:?}"));
     }
 

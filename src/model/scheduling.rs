@@ -45,7 +45,7 @@ impl<'c> FleetSim<'c> {
         #[cfg(test)]
         if plain_pass::plain() {
             let refused = self.place_waiting_plain(now_h, sim);
-            self.settle_for_newcomers(refused);
+            self.settle_for_newcomers(!refused);
             return;
         }
         // Only quiet events came since a pass that no pool refused (`settled_at`), and no timer
@@ -70,15 +70,15 @@ impl<'c> FleetSim<'c> {
         let settled = !refused && !capped_unknown;
         self.settled_at = settled.then(|| sim.events_handled());
         self.quiet_events = 0;
-        self.settle_for_newcomers(!settled);
+        self.settle_for_newcomers(settled);
     }
 
-    /// After a pass: whether it leaves the queue settled for newcomers (see
+    /// After a pass: whether it left the queue settled for newcomers (see
     /// `settled_for_newcomers`), and the nodes' changes then. A pass that reached the cap of
-    /// turned-away jobs settles too: the classes it skipped stay skipped for newcomers
-    /// (`skipped_by_last_pass`).
-    pub(super) fn settle_for_newcomers(&mut self, refused: bool) {
-        self.settled_nodes = (!refused).then(|| self.nodes_changes());
+    /// turned-away jobs settles too, unless it started a job after turning one away: the
+    /// classes it skipped stay skipped for newcomers (`skipped_by_last_pass`).
+    pub(super) fn settle_for_newcomers(&mut self, settled: bool) {
+        self.settled_nodes = settled.then(|| self.nodes_changes());
     }
 
     /// The pass's walk over the waiting jobs, in discipline order. Whether a pool refused a
