@@ -1,6 +1,7 @@
 //! Inference services against values worked out by hand: what an autoscaler that
 //! follows demand exactly must pay, overflow above an owned base, the demand lost while new
-//! replicas load, and the batch work a service preemption destroys.
+//! replicas load, the batch work a service preemption destroys, and the waiting job that GPUs
+//! a services reserve gives back start at once.
 
 use std::sync::atomic::AtomicBool;
 
@@ -382,4 +383,58 @@ service_pools = ["spot"]
     let short = lost * 0.1 - service.gpu_hours_unserved;
     assert!((-1e-9..=0.2).contains(&short), "{short}: {service:?}");
     assert_eq!(service.scale_ups, 4 + service.replicas_preempted);
+}
+
+#[test]
+fn a_reserve_given_back_when_a_replica_lands_elsewhere_starts_the_waiting_job_at_once() {
+    // Three 8-GPU nodes A, B, C; the services reserve is 8 GPUs; a replica is 8 GPUs. The
+    // profile (2 for 00-05 and 12-17, 0 otherwise: mean 1) times gpus = 4 gives 8 GPUs of
+    // demand then, on Fridays only, and 2027-01-01 is a Friday. At 0 h the replica goes on A.
+    // At 1 h a 4-GPU job takes B until 9 h. At 3 h a 16-GPU job arrives: it needs two empty
+    // nodes and C is the only one. At 6 h the replica goes and the reserve takes 8 GPUs, the
+    // fullest node first, then the lowest-numbered: 4 on B, 4 on A. At 9 h B has 4 free and 4
+    // held: C is still the only empty node. At 12 h the new replica finds no node holding 8
+    // and takes C; the reserve then needs nothing and gives back its GPUs on A and B, which
+    // empties both. No job ends or arrives at 12 h and demand next changes at 18 h, so only
+    // the GPUs given back can start the waiting job at 12 h.
+    const START_H: f64 = 12.0;
+    const WAIT_H: f64 = START_H - 3.0;
+    let busy = |h: usize| h < 6 || (12..18).contains(&h);
+    let shape = |h: usize| if busy(h) { 2.0 } else { 0.0 };
+    let units = run(&format!(
+        r#"
+[[workload]]
+name = "small"
+arrival_times_h = [1.0]
+gpus = 4
+duration_h = 8
+[[workload]]
+name = "wide"
+arrival_times_h = [3.0]
+gpus = 16
+duration_h = 10
+[[service]]
+name = "chat"
+gpu = "H100"
+gpus = 4
+gpus_per_replica = 8
+daily_profile = {}
+weekly_profile = [0, 0, 0, 0, 1, 0, 0]
+scale_up_h = 0
+scale_down_after_h = 0
+{}
+[[strategy]]
+name = "dgx"
+pools = ["dgx"]
+service_preempts = false
+reserve_gpus = {{ dgx = 8 }}
+"#,
+        profile(shape),
+        free_dgx("dgx", 3)
+    ));
+    let small = job(&units[0], "small");
+    assert!(small.start_h == 1.0 && small.end_h == 9.0, "{small:?}");
+    let wide = job(&units[0], "wide");
+    assert_eq!((wide.start_h, wide.wait_h), (START_H, WAIT_H), "{wide:?}");
+    assert_eq!(units[0].services[0].gpu_hours_unserved, 0.0);
 }
