@@ -36,6 +36,8 @@ pub struct NodeSet {
     pub free_gpus: u64,
     /// When nodes will have GPUs free: built on the first reservation asked of this pool.
     free_times: Option<Box<FreeTimes>>,
+    /// The latest `ready_h` any node was given: from then on every node is ready.
+    ready_by_h: f64,
 }
 
 const NOWHERE: u32 = u32::MAX;
@@ -164,6 +166,7 @@ impl NodeSet {
             up: Vec::new(),
             free_gpus: 0,
             free_times: None,
+            ready_by_h: 0.0,
         }
     }
 
@@ -259,6 +262,7 @@ impl NodeSet {
         let node = &mut self.nodes[index as usize];
         node.requested_h = requested_h;
         node.ready_h = ready_h;
+        self.ready_by_h = self.ready_by_h.max(ready_h);
         self.touch(index);
     }
 
@@ -331,7 +335,7 @@ impl NodeSet {
     /// nodes drain). `Spread`: whole empty nodes while a node's worth is needed, then the
     /// fullest partial node that fits the rest, else the fullest partial nodes from the
     /// largest. Among equally free nodes, the lowest-numbered first.
-    pub fn plan(&mut self, gpus: u32, spare: &[(u32, u32)], plan: &mut GangPlan) {
+    pub fn plan(&self, gpus: u32, spare: &[(u32, u32)], plan: &mut GangPlan) {
         plan.clear();
         match self.placement {
             Placement::NodeLocal => self.plan_node_local(gpus, spare, plan),
@@ -341,6 +345,14 @@ impl NodeSet {
             plan.pieces.iter().map(|p| p.1).sum::<u32>() + plan.new_nodes.iter().sum::<u32>(),
             gpus
         );
+    }
+
+    /// When and on how many nodes a gang of `gpus` that needs no new node would start, where
+    /// that is known without [`NodeSet::plan`]: node-local placement gives it one node per
+    /// node's worth of GPUs (and one for the rest), and once every node is ready it starts now.
+    pub fn start_unplanned(&self, gpus: u32, now_h: f64) -> Option<(f64, usize)> {
+        (self.placement == Placement::NodeLocal && self.ready_by_h <= now_h)
+            .then(|| (now_h, gpus.div_ceil(self.gpus_per_node) as usize))
     }
 
     /// How many new nodes [`NodeSet::plan`] would ask for a gang of `gpus` with no GPUs held,
@@ -707,47 +719,80 @@ mod tests {
             let mut set = NodeSet::new(per_node, placement);
             let mut holder = 0;
             for op in ops {
-                let up: Vec<u32> = set.up_nodes().to_vec();
-                match op {
-                    Op::Up { ready_h } => {
-                        let index = set.add_slot();
-                        set.bring_up(index);
-                        set.set_times(index, 0.0, ready_h);
-                    }
-                    Op::Down { nth } if !up.is_empty() => {
-                        let index = up[nth % up.len()];
-                        release_all(&mut set, index);
-                        set.take_down(index, NodeState::Down);
-                    }
-                    Op::Take { nth, gpus, end_h } if !up.is_empty() => {
-                        let index = up[nth % up.len()];
-                        let gpus = gpus.min(set.nodes[index as usize].free_gpus);
-                        if gpus > 0 {
-                            let plan = GangPlan { pieces: vec![(index, gpus)], new_nodes: vec![] };
-                            holder += 1;
-                            set.commit(&plan, &[], holder, end_h, &mut Vec::new());
-                        }
-                    }
-                    Op::Release { nth, which } if !up.is_empty() => {
-                        let index = up[nth % up.len()];
-                        let node = &set.nodes[index as usize];
-                        if !node.taken.is_empty() {
-                            let taken = node.taken[which % node.taken.len()];
-                            set.release(index, taken.gpus, taken.holder);
-                        }
-                    }
-                    Op::Query { gpus, new_nodes_allowed, now_h } => {
-                        let expected = specified(&set, gpus, new_nodes_allowed, now_h);
-                        let found = set.reserve(gpus, new_nodes_allowed, now_h);
-                        prop_assert_eq!(
-                            format!("{found:?}"), format!("{expected:?}"),
-                            "{} GPUs, {} new nodes allowed, at {} h", gpus, new_nodes_allowed, now_h
-                        );
-                    }
-                    _ => {}
+                if let Op::Query { gpus, new_nodes_allowed, now_h } = op {
+                    let expected = specified(&set, gpus, new_nodes_allowed, now_h);
+                    let found = set.reserve(gpus, new_nodes_allowed, now_h);
+                    prop_assert_eq!(
+                        format!("{found:?}"), format!("{expected:?}"),
+                        "{} GPUs, {} new nodes allowed, at {} h", gpus, new_nodes_allowed, now_h
+                    );
                 }
+                apply(&mut set, &op, &mut holder);
                 set.check();
             }
+        }
+
+        /// Whatever happened to a node-local pool, when and on how many nodes a gang with room
+        /// starts, where the model reads it without a plan, is what a plan says.
+        #[test]
+        fn a_start_read_without_a_plan_is_the_plan_s(
+            per_node in prop_oneof![Just(1u32), Just(2), Just(4), Just(8)],
+            ops in proptest::collection::vec(op(), 1..120),
+        ) {
+            let mut set = NodeSet::new(per_node, Placement::NodeLocal);
+            let mut holder = 0;
+            for op in ops {
+                if let Op::Query { gpus, now_h, .. } = op {
+                    let mut plan = GangPlan::default();
+                    set.plan(gpus, &[], &mut plan);
+                    if let (true, Some((start_h, nodes))) =
+                        (plan.new_nodes.is_empty(), set.start_unplanned(gpus, now_h))
+                    {
+                        let ready_h = plan.pieces.iter().map(|(n, _)| set.nodes[*n as usize].ready_h);
+                        prop_assert_eq!(start_h, ready_h.fold(now_h, f64::max));
+                        prop_assert_eq!(nodes, plan.nodes());
+                    }
+                }
+                apply(&mut set, &op, &mut holder);
+            }
+        }
+    }
+
+    /// Applies an operation of the property tests to the pool (a query changes nothing).
+    fn apply(set: &mut NodeSet, op: &Op, holder: &mut u32) {
+        let up: Vec<u32> = set.up_nodes().to_vec();
+        match *op {
+            Op::Up { ready_h } => {
+                let index = set.add_slot();
+                set.bring_up(index);
+                set.set_times(index, 0.0, ready_h);
+            }
+            Op::Down { nth } if !up.is_empty() => {
+                let index = up[nth % up.len()];
+                release_all(set, index);
+                set.take_down(index, NodeState::Down);
+            }
+            Op::Take { nth, gpus, end_h } if !up.is_empty() => {
+                let index = up[nth % up.len()];
+                let gpus = gpus.min(set.nodes[index as usize].free_gpus);
+                if gpus > 0 {
+                    let plan = GangPlan {
+                        pieces: vec![(index, gpus)],
+                        new_nodes: vec![],
+                    };
+                    *holder += 1;
+                    set.commit(&plan, &[], *holder, end_h, &mut Vec::new());
+                }
+            }
+            Op::Release { nth, which } if !up.is_empty() => {
+                let index = up[nth % up.len()];
+                let node = &set.nodes[index as usize];
+                if !node.taken.is_empty() {
+                    let taken = node.taken[which % node.taken.len()];
+                    set.release(index, taken.gpus, taken.holder);
+                }
+            }
+            _ => {}
         }
     }
 

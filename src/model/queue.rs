@@ -64,6 +64,10 @@ pub struct WaitQueue {
     /// with `classes`: a pass reads them at every step. A failed class's stays where it failed.
     heads: Vec<Option<QueueKey>>,
     ids: BTreeMap<ClassKey, usize>,
+    /// Per workload, the class looked up last: the next job of a workload most often has the
+    /// same key, and comparing it costs less than a look-up in `ids`. Classes are never
+    /// dropped, so an entry stays true.
+    recent: Vec<Option<(ClassKey, usize)>>,
     len: usize,
     /// Classes whose job found no room, or was turned away once the pass could turn away no
     /// more, in the last pass (kept until the next one begins).
@@ -139,6 +143,22 @@ impl WaitQueue {
 
     /// The class of `key`, created on first use.
     pub fn class_of(&mut self, key: ClassKey) -> usize {
+        let w = usize::from(key.workload);
+        if let Some(Some((recent, id))) = self.recent.get(w)
+            && *recent == key
+        {
+            return *id;
+        }
+        let id = self.class_in_ids(key);
+        if w >= self.recent.len() {
+            self.recent.resize(w + 1, None);
+        }
+        self.recent[w] = Some((key, id));
+        id
+    }
+
+    /// The class of `key` as `ids` has it, created on first use.
+    fn class_in_ids(&mut self, key: ClassKey) -> usize {
         if let Some(id) = self.ids.get(&key) {
             return *id;
         }

@@ -22,6 +22,18 @@ pub(super) fn pools_of(mut mask: u64) -> impl Iterator<Item = usize> {
     })
 }
 
+/// A job behind the reserved one, against the reservation on a pool.
+enum Shadow {
+    /// Its run would end by the shadow time; `planned`: the plan without the reservation is
+    /// made.
+    EndsBefore { planned: bool },
+    /// Its run would go on past the shadow time, within what the reservation leaves spare:
+    /// the plan within the spare is made.
+    RunsPast,
+    /// It would run past the shadow time and the spare does not hold it.
+    Held,
+}
+
 impl<'c> FleetSim<'c> {
     /// Walks the queue in discipline order and places what can be placed. A class whose
     /// first job finds no room is skipped for the rest of the pass. Under EASY backfill the
@@ -516,32 +528,19 @@ impl<'c> FleetSim<'c> {
         if !self.may_add_nodes(sp, new_nodes, 0) {
             return OnPool::NoCapacity;
         }
-        self.pools[sp].nodes.plan(gpus, &[], plan);
-        debug_assert_eq!(plan.new_nodes.len(), new_nodes, "{gpus} GPUs on pool {sp}");
         // Another job's reservation on this pool: a job still running at its shadow time may
         // take only what the reservation leaves spare.
-        let mut runs_past_shadow = false;
+        let (mut planned, mut runs_past_shadow) = (false, false);
         if let Some(held) = self.reservation_on(sp, slot, now_h) {
-            let (shadow_h, extra, keep) = (held.shadow_h, held.extra_gpus, held.new_nodes as usize);
-            let start_h = self.planned_start_h(sp, plan, now_h);
-            let nodes = plan.nodes();
-            if start_h + self.run_plan(slot, sp, nodes).total_h() > shadow_h {
-                runs_past_shadow = true;
-                let spare = std::mem::take(&mut self.holding_mut().reservation.spare);
-                self.pools[sp].nodes.plan(gpus, &spare, plan);
-                self.holding_mut().reservation.spare = spare;
-                let spread = self.pools[sp].nodes.placement == Placement::Spread;
-                if (spread && u64::from(gpus) > extra)
-                    || !self.may_add_nodes(sp, plan.new_nodes.len(), keep)
-                {
-                    self.held_run = HeldRun {
-                        start_h,
-                        nodes,
-                        shadow_h,
-                    };
-                    return OnPool::Held;
-                }
+            let held = (held.shadow_h, held.extra_gpus, held.new_nodes as usize);
+            match self.against_reservation(slot, sp, held, new_nodes, plan, now_h) {
+                Shadow::Held => return OnPool::Held,
+                Shadow::EndsBefore { planned: p } => planned = p,
+                Shadow::RunsPast => (planned, runs_past_shadow) = (true, true),
             }
+        }
+        if !planned {
+            self.plan_without_hold(sp, gpus, new_nodes, plan);
         }
         if !plan.new_nodes.is_empty() {
             if self.capacity_refuses(sp, plan.new_nodes.len()) {
@@ -585,6 +584,56 @@ impl<'c> FleetSim<'c> {
         }
         self.start_run(slot, sp, start_h, run, sim);
         OnPool::Placed
+    }
+
+    /// A job behind the reserved one on pool `sp`, whose reservation is `(shadow_h,
+    /// extra_gpus, new_nodes)`: whether its run would end by the shadow time, and if not,
+    /// whether what the reservation leaves spare holds it (`plan` is then the plan within the
+    /// spare). Node-local on nodes all ready and with room, a gang starts now on a known count
+    /// of nodes: most jobs a reservation turns away need no plan but the one within the spare.
+    fn against_reservation(
+        &mut self,
+        slot: u32,
+        sp: usize,
+        (shadow_h, extra, keep): (f64, u64, usize),
+        new_nodes: usize,
+        plan: &mut GangPlan,
+        now_h: f64,
+    ) -> Shadow {
+        let gpus = self.jobs[slot as usize].gpus;
+        let mut planned = false;
+        let unplanned = (new_nodes == 0)
+            .then(|| self.pools[sp].nodes.start_unplanned(gpus, now_h))
+            .flatten();
+        let (start_h, nodes) = unplanned.unwrap_or_else(|| {
+            self.plan_without_hold(sp, gpus, new_nodes, plan);
+            planned = true;
+            (self.planned_start_h(sp, plan, now_h), plan.nodes())
+        });
+        if start_h + self.run_plan(slot, sp, nodes).total_h() <= shadow_h {
+            return Shadow::EndsBefore { planned };
+        }
+        let spare = std::mem::take(&mut self.holding_mut().reservation.spare);
+        self.pools[sp].nodes.plan(gpus, &spare, plan);
+        self.holding_mut().reservation.spare = spare;
+        let spread = self.pools[sp].nodes.placement == Placement::Spread;
+        let held = (spread && u64::from(gpus) > extra)
+            || !self.may_add_nodes(sp, plan.new_nodes.len(), keep);
+        if held {
+            self.held_run = HeldRun {
+                start_h,
+                nodes,
+                shadow_h,
+            };
+            return Shadow::Held;
+        }
+        Shadow::RunsPast
+    }
+
+    /// Plans a gang of `gpus` on pool `sp` as if no reservation held GPUs there.
+    fn plan_without_hold(&mut self, sp: usize, gpus: u32, new_nodes: usize, plan: &mut GangPlan) {
+        self.pools[sp].nodes.plan(gpus, &[], plan);
+        debug_assert_eq!(plan.new_nodes.len(), new_nodes, "{gpus} GPUs on pool {sp}");
     }
 
     /// Whether a larger instance size of pool `sp`'s pool, which the job may try, has free
