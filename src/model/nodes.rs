@@ -735,7 +735,7 @@ mod tests {
         /// Whatever happened to a node-local pool, when and on how many nodes a gang with room
         /// starts, where the model reads it without a plan, is what a plan says.
         #[test]
-        fn a_start_read_without_a_plan_is_the_plan_s(
+        fn a_start_read_without_a_plan_is_what_a_plan_says(
             per_node in prop_oneof![Just(1u32), Just(2), Just(4), Just(8)],
             ops in proptest::collection::vec(op(), 1..120),
         ) {

@@ -610,7 +610,8 @@ impl<'c> FleetSim<'c> {
             planned = true;
             (self.planned_start_h(sp, plan, now_h), plan.nodes())
         });
-        if start_h + self.run_plan(slot, sp, nodes).total_h() <= shadow_h {
+        let runs_past = start_h + self.run_plan(slot, sp, nodes).total_h() > shadow_h;
+        if !runs_past {
             return Shadow::EndsBefore { planned };
         }
         let spare = std::mem::take(&mut self.holding_mut().reservation.spare);
