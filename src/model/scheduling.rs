@@ -632,7 +632,7 @@ impl<'c> FleetSim<'c> {
     }
 
     /// Plans a gang of `gpus` on pool `sp` as if no reservation held GPUs there.
-    fn plan_without_hold(&mut self, sp: usize, gpus: u32, new_nodes: usize, plan: &mut GangPlan) {
+    fn plan_without_hold(&self, sp: usize, gpus: u32, new_nodes: usize, plan: &mut GangPlan) {
         self.pools[sp].nodes.plan(gpus, &[], plan);
         debug_assert_eq!(plan.new_nodes.len(), new_nodes, "{gpus} GPUs on pool {sp}");
     }
