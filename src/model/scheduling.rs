@@ -24,9 +24,8 @@ pub(super) fn pools_of(mut mask: u64) -> impl Iterator<Item = usize> {
 
 /// A job behind the reserved one, against the reservation on a pool.
 enum Shadow {
-    /// Its run would end by the shadow time; `planned`: the plan without the reservation is
-    /// made.
-    EndsBefore { planned: bool },
+    /// Its run would end by the shadow time: the plan without the reservation is made.
+    EndsBefore,
     /// Its run would go on past the shadow time, within what the reservation leaves spare:
     /// the plan within the spare is made.
     RunsPast,
@@ -530,16 +529,15 @@ impl<'c> FleetSim<'c> {
         }
         // Another job's reservation on this pool: a job still running at its shadow time may
         // take only what the reservation leaves spare.
-        let (mut planned, mut runs_past_shadow) = (false, false);
+        let mut runs_past_shadow = false;
         if let Some(held) = self.reservation_on(sp, slot, now_h) {
             let held = (held.shadow_h, held.extra_gpus, held.new_nodes as usize);
             match self.against_reservation(slot, sp, held, new_nodes, plan, now_h) {
                 Shadow::Held => return OnPool::Held,
-                Shadow::EndsBefore { planned: p } => planned = p,
-                Shadow::RunsPast => (planned, runs_past_shadow) = (true, true),
+                Shadow::EndsBefore => {}
+                Shadow::RunsPast => runs_past_shadow = true,
             }
-        }
-        if !planned {
+        } else {
             self.plan_without_hold(sp, gpus, new_nodes, plan);
         }
         if !plan.new_nodes.is_empty() {
@@ -588,9 +586,10 @@ impl<'c> FleetSim<'c> {
 
     /// A job behind the reserved one on pool `sp`, whose reservation is `(shadow_h,
     /// extra_gpus, new_nodes)`: whether its run would end by the shadow time, and if not,
-    /// whether what the reservation leaves spare holds it (`plan` is then the plan within the
-    /// spare). Node-local on nodes all ready and with room, a gang starts now on a known count
-    /// of nodes: most jobs a reservation turns away need no plan but the one within the spare.
+    /// whether what the reservation leaves spare holds it. Unless it is held, `plan` is made:
+    /// without the reservation for a run that ends before, within the spare for one past it.
+    /// Node-local on nodes all ready and with room, a gang starts now on a known count of
+    /// nodes: most jobs a reservation turns away need no plan but the one within the spare.
     fn against_reservation(
         &mut self,
         slot: u32,
@@ -601,18 +600,22 @@ impl<'c> FleetSim<'c> {
         now_h: f64,
     ) -> Shadow {
         let gpus = self.jobs[slot as usize].gpus;
-        let mut planned = false;
         let unplanned = (new_nodes == 0)
             .then(|| self.pools[sp].nodes.start_unplanned(gpus, now_h))
             .flatten();
-        let (start_h, nodes) = unplanned.unwrap_or_else(|| {
-            self.plan_without_hold(sp, gpus, new_nodes, plan);
-            planned = true;
-            (self.planned_start_h(sp, plan, now_h), plan.nodes())
-        });
+        let (start_h, nodes) = match unplanned {
+            Some(start) => start,
+            None => {
+                self.plan_without_hold(sp, gpus, new_nodes, plan);
+                (self.planned_start_h(sp, plan, now_h), plan.nodes())
+            }
+        };
         let runs_past = start_h + self.run_plan(slot, sp, nodes).total_h() > shadow_h;
         if !runs_past {
-            return Shadow::EndsBefore { planned };
+            if unplanned.is_some() {
+                self.plan_without_hold(sp, gpus, new_nodes, plan);
+            }
+            return Shadow::EndsBefore;
         }
         let spare = std::mem::take(&mut self.holding_mut().reservation.spare);
         self.pools[sp].nodes.plan(gpus, &spare, plan);
